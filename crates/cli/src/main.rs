@@ -1,0 +1,215 @@
+//! # retro — the command-line front end
+//!
+//! A thin binary: argument parsing, progress bars and printing. Every subcommand's work lives in
+//! the library crates; this file only wires them to the terminal.
+
+mod show;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_engine::selfcheck::{self, Scope};
+use retro_engine::{perft, Geometry, Position};
+use retro_rules::Board;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Verified chess endgame databases: rules, retrograde analysis and checkers.
+#[derive(Parser)]
+#[command(name = "retro", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show a position: a board diagram, whether it is legal (and if not, why), its legal moves
+    /// in SAN and UCI, and check, checkmate or stalemate.
+    Show {
+        /// The position in FEN (any board size up to 16x16; castling field '-').
+        fen: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count the legal move sequences of a given length (perft).
+    Perft {
+        /// The position in FEN.
+        fen: String,
+        /// The number of plies.
+        depth: u32,
+        /// Count with the natural model instead of the engine (slow).
+        #[arg(long)]
+        natural: bool,
+        /// Print the count after each legal first move.
+        #[arg(long)]
+        divide: bool,
+    },
+    /// Prove the fast engine equal to the natural model on every position of small materials.
+    ///
+    /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 5x5,
+    /// with and without pawns. `--board` and `--pieces` choose one board and size instead;
+    /// `--full` checks all materials of up to 4 men on 8x8.
+    Selfcheck {
+        /// Check this board only (FxR, e.g. 6x5).
+        #[arg(long)]
+        board: Option<Board>,
+        /// The most men per material, kings included (with --board; default 3).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=5))]
+        pieces: Option<u8>,
+        /// All materials of up to 4 men, with and without pawns, on 8x8 (takes a while).
+        #[arg(long, conflicts_with_all = ["board", "pieces"])]
+        full: bool,
+        /// Leave out materials with pawns.
+        #[arg(long)]
+        no_pawns: bool,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Show { fen, json } => show::show(&fen, json),
+        Command::Perft {
+            fen,
+            depth,
+            natural,
+            divide,
+        } => perft_command(&fen, depth, natural, divide),
+        Command::Selfcheck {
+            board,
+            pieces,
+            full,
+            no_pawns,
+            quiet,
+        } => selfcheck_command(board, pieces, full, !no_pawns, quiet),
+    }
+}
+
+/// Parses a FEN into a legal position of the natural model, with a clear error.
+pub(crate) fn parse_position(fen: &str) -> Result<retro_rules::Position> {
+    fen.parse::<retro_rules::Position>()
+        .with_context(|| format!("cannot use the position '{fen}'"))
+}
+
+fn perft_command(fen: &str, depth: u32, natural: bool, divide: bool) -> Result<ExitCode> {
+    let position = parse_position(fen)?;
+    let start = Instant::now();
+    if natural {
+        if divide {
+            bail!("--divide is available with the engine only");
+        }
+        let nodes = perft::perft_natural(&position, depth);
+        report_perft(nodes, start);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let geo = Geometry::new(position.board());
+    let fast = Position::from_natural(&geo, &position)?;
+    if divide {
+        let mut total = 0;
+        for (uci, nodes) in perft::divide(&geo, &fast, depth) {
+            println!("{uci}: {nodes}");
+            total += nodes;
+        }
+        report_perft(total, start);
+    } else {
+        report_perft(perft::perft(&geo, &fast, depth), start);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_perft(nodes: u64, start: Instant) {
+    let seconds = start.elapsed().as_secs_f64();
+    println!("nodes: {nodes}");
+    println!(
+        "time: {seconds:.3} s ({:.0} nodes/s)",
+        nodes as f64 / seconds.max(1e-9)
+    );
+}
+
+fn selfcheck_command(
+    board: Option<Board>,
+    pieces: Option<u8>,
+    full: bool,
+    pawns: bool,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let mut scopes = if full {
+        Scope::full()
+    } else if board.is_some() || pieces.is_some() {
+        vec![Scope {
+            board: board.unwrap_or_default(),
+            max_men: usize::from(pieces.unwrap_or(3)),
+            pawns: true,
+        }]
+    } else {
+        Scope::defaults()
+    };
+    for scope in &mut scopes {
+        scope.pawns = pawns;
+    }
+    let description: Vec<String> = scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "{} up to {} men{}",
+                s.board,
+                s.max_men,
+                if s.pawns { "" } else { " (no pawns)" }
+            )
+        })
+        .collect();
+    println!("selfcheck: {}", description.join("; "));
+    let total: usize = scopes.iter().map(|s| s.materials().len()).sum();
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} materials, {elapsed} elapsed, ~{eta} left  {msg}",
+        )
+        .expect("a valid template"),
+    );
+    let report = selfcheck::run(&scopes, &|p| {
+        bar.set_position(p.done as u64);
+        bar.set_message(format!("{} on {}", p.material, p.board));
+    });
+    bar.finish_and_clear();
+    println!("materials: {}", report.materials);
+    println!(
+        "positions checked: {} ({} legal)",
+        report.positions, report.legal
+    );
+    println!("moves compared with the natural model: {}", report.moves);
+    println!("un-moves checked against moves: {}", report.retractions);
+    println!("time: {:.1} s", report.elapsed.as_secs_f64());
+    if report.passed() {
+        println!("result: PASS — the engine agrees with the natural model on every position");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!(
+            "result: FAIL — {} checks failed; the first ones:",
+            report.failure_count
+        );
+        for f in &report.failures {
+            println!("  {f}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}

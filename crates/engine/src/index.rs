@@ -1,0 +1,490 @@
+//! A dense index for the positions of one material on one board, with the board's symmetries
+//! removed.
+//!
+//! Owns: [`Indexer`].
+//! Must never: give two positions of one orbit different indices, or one index to two orbits.
+//!
+//! # Layout
+//!
+//! `index = ep_code × placements + kings × inner + men`, where
+//! * `kings` numbers the pairs (White king, Black king) that are the least of their orbit under
+//!   the symmetry group — kings on the same or adjoining squares are left out, as no such
+//!   position is legal (462 pairs on 8×8 with the 8 symmetries of a square board);
+//! * `men` is a mixed-radix number with one digit per group of identical men (in the order of
+//!   `Material::men`), each digit the combinatorial rank `Σ C(dᵢ, i+1)` of the group's squares
+//!   `d₀ < d₁ < …` within its domain: every square for a piece, the squares off the end ranks
+//!   for a pawn; so a lone rook has 64 values on 8×8 and two rooks C(64, 2) = 2016;
+//! * `ep_code` is 0 without an en-passant target, else 1 + the number of the pawn (within its
+//!   group) that has just double-stepped (pawnless materials have no such digit).
+//!
+//! The symmetry group is the board's (8 symmetries of a square board, 4 of another) for
+//! pawnless material, and the left–right mirror when pawns are present. A position is indexed
+//! through its canonical image: among the symmetries taking the kings to their least pair, the
+//! one giving the least list of squares (then en-passant target). Kings moving keeps the other
+//! men's digits unless the symmetry changes, so most un-moves stay close in memory.
+//!
+//! # Cost
+//!
+//! Not every index is a position: men on occupied squares, and images that are not canonical
+//! (when the kings stand on a symmetry axis), are gaps, which `position` reports as `None`. The
+//! stored tables spend one byte per index; `density` says how many indices are positions, e.g.
+//! 462 × 64 = 29,568 indices for KRvK on 8×8, of which 28,056 are positions (94.9%), and
+//! 462 × 64³ = 121,110,528 for five men (about 86% positions).
+
+use crate::geometry::Geometry;
+use crate::material::Material;
+use crate::position::{Man, Position};
+use crate::sqset::Sq;
+use retro_rules::{opponent, Piece, Side};
+
+/// The most men a material may have to be indexed.
+pub const MAX_INDEXED_MEN: usize = 8;
+
+const NO_PAIR: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct KingPair {
+    /// The number of the canonical pair of this pair's orbit, or `NO_PAIR`.
+    index: u32,
+    /// The symmetries (bits, in the order of `Indexer::symmetries`) taking this pair to it.
+    symmetries: u8,
+}
+
+#[derive(Debug, Clone)]
+struct Group {
+    side: Side,
+    piece: Piece,
+    /// The position of its first man in the material's list of men.
+    start: usize,
+    count: usize,
+    /// The number of squares it ranges over.
+    domain: usize,
+    /// C(domain, count).
+    radix: u64,
+}
+
+/// The index of the positions of one material on one board.
+#[derive(Debug, Clone)]
+pub struct Indexer {
+    material: Material,
+    men: Vec<(Side, Piece)>,
+    groups: Vec<Group>,
+    symmetries: Vec<usize>,
+    pairs: Vec<(Sq, Sq)>,
+    pair_of: Vec<KingPair>,
+    squares: usize,
+    files: u8,
+    inner: u64,
+    placements: u64,
+    ep_codes: u64,
+    binomial: Vec<[u64; MAX_INDEXED_MEN + 1]>,
+}
+
+/// A material the index cannot handle.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexError {
+    /// Too many men.
+    #[error("{material} has {men} men; the index handles at most {MAX_INDEXED_MEN}")]
+    TooManyMen {
+        /// The material.
+        material: String,
+        /// How many men it has.
+        men: usize,
+    },
+    /// More positions than a 64-bit index can count.
+    #[error("{material} on {board} has more than 2^64 indices")]
+    TooLarge {
+        /// The material.
+        material: String,
+        /// The board.
+        board: String,
+    },
+}
+
+impl Indexer {
+    /// The index of `material` on `geo`'s board.
+    pub fn new(geo: &Geometry, material: Material) -> Result<Indexer, IndexError> {
+        let men = material.men();
+        if men.len() > MAX_INDEXED_MEN {
+            return Err(IndexError::TooManyMen {
+                material: material.to_string(),
+                men: men.len(),
+            });
+        }
+        let squares = geo.square_count();
+        let pawn_squares = usize::from(geo.files()) * usize::from(geo.ranks().saturating_sub(2));
+        let binomial: Vec<[u64; MAX_INDEXED_MEN + 1]> = (0..=squares)
+            .map(|n| std::array::from_fn(|k| binomial(n as u64, k as u64)))
+            .collect();
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, &(side, piece)) in men.iter().enumerate().skip(2) {
+            match groups.last_mut() {
+                Some(g) if g.side == side && g.piece == piece => g.count += 1,
+                _ => groups.push(Group {
+                    side,
+                    piece,
+                    start: i,
+                    count: 1,
+                    domain: if piece == Piece::Pawn {
+                        pawn_squares
+                    } else {
+                        squares
+                    },
+                    radix: 0,
+                }),
+            }
+        }
+        for g in &mut groups {
+            g.radix = binomial[g.domain][g.count];
+        }
+        let symmetries: Vec<usize> = if material.has_pawns() {
+            vec![0, 1]
+        } else {
+            (0..geo.symmetries().len()).collect()
+        };
+        let (pairs, pair_of) = king_pairs(geo, &symmetries);
+        let too_large = || IndexError::TooLarge {
+            material: material.to_string(),
+            board: geo.board().to_string(),
+        };
+        let inner = groups
+            .iter()
+            .try_fold(1u64, |acc, g| acc.checked_mul(g.radix))
+            .ok_or_else(too_large)?;
+        let placements = inner
+            .checked_mul(pairs.len() as u64)
+            .ok_or_else(too_large)?;
+        let pawns = |s: Side| material.count(s, Piece::Pawn) as u64;
+        let ep_codes = 1 + pawns(Side::White).max(pawns(Side::Black));
+        placements.checked_mul(ep_codes).ok_or_else(too_large)?;
+        Ok(Indexer {
+            material,
+            men,
+            groups,
+            symmetries,
+            pairs,
+            pair_of,
+            squares,
+            files: geo.files(),
+            inner,
+            placements,
+            ep_codes,
+            binomial,
+        })
+    }
+
+    /// The material indexed.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// The number of indices, `0..size()`.
+    pub fn size(&self) -> u64 {
+        self.placements * self.ep_codes
+    }
+
+    /// The number of indices without an en-passant target (all of them, for pawnless material).
+    pub fn placements(&self) -> u64 {
+        self.placements
+    }
+
+    /// The number of canonical king pairs.
+    pub fn king_pairs(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The number of symmetries removed.
+    pub fn symmetry_count(&self) -> usize {
+        self.symmetries.len()
+    }
+
+    /// The board symmetries the index removes, as indices into `Geometry::symmetries`.
+    pub fn symmetries(&self) -> &[usize] {
+        &self.symmetries
+    }
+
+    fn pawn_domain(&self, sq: Sq) -> usize {
+        usize::from(sq) - usize::from(self.files)
+    }
+
+    fn pawn_square(&self, d: usize) -> Sq {
+        (d + usize::from(self.files)) as Sq
+    }
+
+    /// The index of `p`, or `None` if `p` does not have this material or cannot be legal because
+    /// its kings touch or a pawn stands on an end rank (or its en-passant target is inconsistent).
+    pub fn index<const N: usize>(&self, geo: &Geometry, p: &Position<N>) -> Option<u64> {
+        let men = p.men();
+        if men.len() != self.men.len()
+            || men
+                .iter()
+                .zip(&self.men)
+                .any(|(m, k)| (m.side, m.piece) != *k)
+        {
+            return None;
+        }
+        let pair = self.pair_of[usize::from(men[0].sq) * self.squares + usize::from(men[1].sq)];
+        if pair.index == NO_PAIR {
+            return None;
+        }
+        let mut best: Option<([Sq; MAX_INDEXED_MEN], u16)> = None;
+        let mut mask = pair.symmetries;
+        while mask != 0 {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let symmetry = &geo.symmetries()[self.symmetries[bit]];
+            let mut squares = [0 as Sq; MAX_INDEXED_MEN];
+            for (i, m) in men.iter().enumerate() {
+                squares[i] = symmetry.apply(m.sq);
+            }
+            for g in &self.groups {
+                squares[g.start..g.start + g.count].sort_unstable();
+            }
+            let ep = p
+                .en_passant()
+                .map_or(0, |t| 1 + u16::from(symmetry.apply(t)));
+            let candidate = (squares, ep);
+            let n = men.len();
+            if best.is_none_or(|b| (&candidate.0[2..n], candidate.1) < (&b.0[2..n], b.1)) {
+                best = Some(candidate);
+            }
+        }
+        let (squares, ep) = best?;
+        let mut inner = 0u64;
+        for g in &self.groups {
+            let mut rank = 0u64;
+            for (i, &sq) in squares[g.start..g.start + g.count].iter().enumerate() {
+                let d = if g.piece == Piece::Pawn {
+                    if !geo.pawn_may_stand(sq) {
+                        return None;
+                    }
+                    self.pawn_domain(sq)
+                } else {
+                    usize::from(sq)
+                };
+                rank += self.binomial[d][i + 1];
+            }
+            inner = inner * g.radix + rank;
+        }
+        let ep_code = match ep {
+            0 => 0,
+            code => {
+                let target = (code - 1) as Sq;
+                let them = opponent(p.side_to_move());
+                let pawn = geo.ahead(them, target, 1)?;
+                let group = self
+                    .groups
+                    .iter()
+                    .find(|g| g.side == them && g.piece == Piece::Pawn)?;
+                let j = squares[group.start..group.start + group.count]
+                    .iter()
+                    .position(|&s| s == pawn)?;
+                if !p.en_passant_consistent(geo, p.en_passant()?) {
+                    return None;
+                }
+                1 + j as u64
+            }
+        };
+        Some(ep_code * self.placements + u64::from(pair.index) * self.inner + inner)
+    }
+
+    /// The canonical position with index `index` and `stm` to move, or `None` for a gap.
+    pub fn position<const N: usize>(
+        &self,
+        geo: &Geometry,
+        index: u64,
+        stm: Side,
+    ) -> Option<Position<N>> {
+        if index >= self.size() {
+            return None;
+        }
+        let ep_code = index / self.placements;
+        let rest = index % self.placements;
+        let (wk, bk) = self.pairs[(rest / self.inner) as usize];
+        let mut inner = rest % self.inner;
+        let mut men: Vec<Man> = Vec::with_capacity(self.men.len());
+        men.push(Man {
+            side: Side::White,
+            piece: Piece::King,
+            sq: wk,
+        });
+        men.push(Man {
+            side: Side::Black,
+            piece: Piece::King,
+            sq: bk,
+        });
+        let mut digits = vec![0u64; self.groups.len()];
+        for (digit, g) in digits.iter_mut().zip(&self.groups).rev() {
+            *digit = inner % g.radix;
+            inner /= g.radix;
+        }
+        for (g, &digit) in self.groups.iter().zip(&digits) {
+            let mut rank = digit;
+            let mut ds = [0usize; MAX_INDEXED_MEN];
+            for i in (0..g.count).rev() {
+                // The largest d < domain with C(d, i+1) ≤ rank (C(i, i+1) = 0 ≤ rank).
+                let (mut low, mut high) = (i, g.domain);
+                while high - low > 1 {
+                    let mid = (low + high) / 2;
+                    if self.binomial[mid][i + 1] <= rank {
+                        low = mid;
+                    } else {
+                        high = mid;
+                    }
+                }
+                let d = low;
+                ds[i] = d;
+                rank -= self.binomial[d][i + 1];
+            }
+            for &d in &ds[..g.count] {
+                let sq = if g.piece == Piece::Pawn {
+                    self.pawn_square(d)
+                } else {
+                    d as Sq
+                };
+                men.push(Man {
+                    side: g.side,
+                    piece: g.piece,
+                    sq,
+                });
+            }
+        }
+        let ep = if ep_code == 0 {
+            None
+        } else {
+            let them = opponent(stm);
+            let group = self
+                .groups
+                .iter()
+                .find(|g| g.side == them && g.piece == Piece::Pawn)?;
+            let j = (ep_code - 1) as usize;
+            if j >= group.count {
+                return None;
+            }
+            let pawn = men[group.start + j].sq;
+            Some(geo.ahead(them, pawn, -1)?)
+        };
+        let p: Position<N> = Position::new(geo, men, stm, ep).ok()?;
+        if let Some(t) = ep {
+            if !p.en_passant_consistent(geo, t) {
+                return None;
+            }
+        }
+        // Canonical: the index of the position is this index.
+        (self.index(geo, &p) == Some(index)).then_some(p)
+    }
+
+    /// The fraction of indices that are positions (counted exhaustively; for documentation and
+    /// tests on small materials).
+    pub fn density(&self, geo: &Geometry) -> f64 {
+        let valid = (0..self.size())
+            .filter(|&i| {
+                self.position::<MAX_INDEXED_MEN>(geo, i, Side::White)
+                    .is_some()
+            })
+            .count();
+        valid as f64 / self.size() as f64
+    }
+}
+
+/// The canonical king pairs and, for every pair of squares, its canonical pair and the
+/// symmetries that take it there.
+fn king_pairs(geo: &Geometry, symmetries: &[usize]) -> (Vec<(Sq, Sq)>, Vec<KingPair>) {
+    let n = geo.square_count();
+    let mut least = vec![None; n * n];
+    let mut canonical = Vec::new();
+    for wk in 0..n {
+        for bk in 0..n {
+            let (wk, bk) = (wk as Sq, bk as Sq);
+            if wk == bk || geo.king_attacks(wk).contains(bk) {
+                continue;
+            }
+            let image = |s: usize| {
+                let sym = &geo.symmetries()[s];
+                (sym.apply(wk), sym.apply(bk))
+            };
+            let min = symmetries
+                .iter()
+                .map(|&s| image(s))
+                .min()
+                .expect("the identity");
+            let mask = symmetries
+                .iter()
+                .enumerate()
+                .filter(|&(_, &s)| image(s) == min)
+                .fold(0u8, |m, (bit, _)| m | 1 << bit);
+            least[usize::from(wk) * n + usize::from(bk)] = Some((min, mask));
+            if min == (wk, bk) {
+                canonical.push(min);
+            }
+        }
+    }
+    canonical.sort_unstable();
+    let pair_of = least
+        .into_iter()
+        .map(|entry| match entry {
+            None => KingPair {
+                index: NO_PAIR,
+                symmetries: 0,
+            },
+            Some((min, mask)) => KingPair {
+                index: canonical
+                    .binary_search(&min)
+                    .expect("the least image is canonical") as u32,
+                symmetries: mask,
+            },
+        })
+        .collect();
+    (canonical, pair_of)
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    if k > n {
+        return 0;
+    }
+    let mut result: u64 = 1;
+    for i in 0..k {
+        result = result * (n - i) / (i + 1);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    #[test]
+    fn sizes_on_the_standard_board() {
+        let geo = Geometry::new(Board::STANDARD);
+        let ix = |m: &str| Indexer::new(&geo, m.parse().unwrap()).unwrap();
+        assert_eq!(ix("KvK").king_pairs(), 462);
+        assert_eq!(ix("KvK").size(), 462);
+        assert_eq!(ix("KRvK").size(), 462 * 64);
+        assert_eq!(ix("KRRvK").size(), 462 * 2016);
+        assert_eq!(ix("KRBvKR").size(), 462 * 64 * 64 * 64);
+        // With pawns only the mirror is removed, and pawns live on 48 squares.
+        let kp = ix("KPvK");
+        assert_eq!(kp.symmetry_count(), 2);
+        assert_eq!(kp.size(), kp.king_pairs() as u64 * 48 * 2);
+    }
+
+    #[test]
+    fn krk_density_is_as_documented() {
+        // 462 king pairs × 62 free squares, less the mirror images for the 21 pairs with both
+        // kings on the long diagonal (the rook's 56 off-diagonal squares pair up): 28,644 − 588.
+        let geo = Geometry::new(Board::STANDARD);
+        let ix = Indexer::new(&geo, "KRvK".parse().unwrap()).unwrap();
+        let valid = (0..ix.size())
+            .filter(|&i| ix.position::<8>(&geo, i, Side::White).is_some())
+            .count();
+        assert_eq!(valid, 28056);
+    }
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binomial(64, 2), 2016);
+        assert_eq!(binomial(256, 8), 409_663_695_276_000);
+        assert_eq!(binomial(3, 5), 0);
+    }
+}

@@ -1,0 +1,746 @@
+//! The engine's positions: a short list of men in a fixed order, with square sets for occupancy,
+//! and fast legality, check and move generation over a board's [`Geometry`].
+//!
+//! Owns: [`Position`], [`Man`], [`Move`], [`PositionError`].
+//! Must never: be trusted on its own — `selfcheck` proves it equal to the natural model.
+
+use crate::geometry::{Geometry, Line, BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
+use crate::material::{piece_index, side_index, Material};
+
+use crate::sqset::{Sq, SqSet};
+use retro_rules::{opponent, Piece, Side};
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The most men a position may hold.
+pub const MAX_MEN: usize = 32;
+
+/// A man: a side, a piece and its square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Man {
+    /// Whose man it is.
+    pub side: Side,
+    /// What it is.
+    pub piece: Piece,
+    /// Where it stands.
+    pub sq: Sq,
+}
+
+/// The place of a kind of man in the fixed order of a position's men: White's king, Black's king,
+/// White's Q R B N P, Black's Q R B N P.
+#[inline]
+pub fn kind_order(side: Side, piece: Piece) -> u8 {
+    match piece {
+        Piece::King => side_index(side) as u8,
+        _ => 2 + 5 * side_index(side) as u8 + piece_index(piece) as u8 - 1,
+    }
+}
+
+impl Man {
+    #[inline]
+    fn order(&self) -> (u8, Sq) {
+        (kind_order(self.side, self.piece), self.sq)
+    }
+}
+
+/// A move of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// The square left.
+    pub from: Sq,
+    /// The square reached.
+    pub to: Sq,
+    /// The piece moved (a pawn, if it promotes).
+    pub piece: Piece,
+    /// The piece a pawn is exchanged for.
+    pub promotion: Option<Piece>,
+    /// The piece captured, if any.
+    pub captured: Option<Piece>,
+    /// Whether the move is an en-passant capture.
+    pub en_passant: bool,
+}
+
+/// A list of men that cannot be a position of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// More than [`MAX_MEN`] men.
+    #[error("the engine handles at most {MAX_MEN} men, not {0}")]
+    TooManyMen(usize),
+    /// Two men on one square.
+    #[error("two men on one square")]
+    SquareTaken,
+    /// A man off the board.
+    #[error("a man stands off the board")]
+    OffBoard,
+}
+
+/// The capacity of positions of endgame tables.
+pub const TABLE_MEN: usize = 8;
+
+/// A position: at most `N` men in the fixed order of [`kind_order`] (identical men by increasing
+/// square), the side to move, and the en-passant target when an en-passant capture is legal.
+///
+/// `N` only bounds the number of men; positions of tables use [`TablePosition`], whose copies
+/// are small.
+#[derive(Clone, Copy)]
+pub struct Position<const N: usize = MAX_MEN> {
+    men: [Man; N],
+    len: u8,
+    stm: Side,
+    ep: Option<Sq>,
+    occ: SqSet,
+}
+
+/// A position of at most [`TABLE_MEN`] men.
+pub type TablePosition = Position<TABLE_MEN>;
+
+impl<const N: usize> PartialEq for Position<N> {
+    fn eq(&self, other: &Position<N>) -> bool {
+        self.men() == other.men() && self.stm == other.stm && self.ep == other.ep
+    }
+}
+
+impl<const N: usize> Eq for Position<N> {}
+
+impl<const N: usize> std::hash::Hash for Position<N> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.men().hash(state);
+        self.stm.hash(state);
+        self.ep.hash(state);
+    }
+}
+
+impl<const N: usize> fmt::Debug for Position<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Position")
+            .field("men", &self.men())
+            .field("stm", &self.stm)
+            .field("ep", &self.ep)
+            .finish()
+    }
+}
+
+const NO_MAN: Man = Man {
+    side: Side::White,
+    piece: Piece::King,
+    sq: 0,
+};
+
+impl<const N: usize> Position<N> {
+    /// The position with these men, `stm` to move and en-passant target `ep` (not checked for
+    /// legality; see [`Position::is_legal`]).
+    pub fn new(
+        geo: &Geometry,
+        men: impl IntoIterator<Item = Man>,
+        stm: Side,
+        ep: Option<Sq>,
+    ) -> Result<Position<N>, PositionError> {
+        let mut p = Position {
+            men: [NO_MAN; N],
+            len: 0,
+            stm,
+            ep,
+            occ: SqSet::EMPTY,
+        };
+        for man in men {
+            if usize::from(p.len) == N {
+                return Err(PositionError::TooManyMen(N + 1));
+            }
+            if usize::from(man.sq) >= geo.square_count() {
+                return Err(PositionError::OffBoard);
+            }
+            if p.occ.contains(man.sq) {
+                return Err(PositionError::SquareTaken);
+            }
+            p.men[usize::from(p.len)] = man;
+            p.len += 1;
+            p.occ.insert(man.sq);
+        }
+        if ep.is_some_and(|sq| usize::from(sq) >= geo.square_count()) {
+            return Err(PositionError::OffBoard);
+        }
+        p.sort();
+        Ok(p)
+    }
+
+    fn sort(&mut self) {
+        let men = &mut self.men[..usize::from(self.len)];
+        // Insertion sort: the lists are short and usually almost sorted.
+        for i in 1..men.len() {
+            let mut j = i;
+            while j > 0 && men[j - 1].order() > men[j].order() {
+                men.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    /// The men, in the fixed order.
+    #[inline]
+    pub fn men(&self) -> &[Man] {
+        &self.men[..usize::from(self.len)]
+    }
+
+    /// The side to move.
+    #[inline]
+    pub fn side_to_move(&self) -> Side {
+        self.stm
+    }
+
+    /// The en-passant target square.
+    #[inline]
+    pub fn en_passant(&self) -> Option<Sq> {
+        self.ep
+    }
+
+    /// The squares `side`'s men stand on.
+    #[inline]
+    pub fn occupied_by(&self, side: Side) -> SqSet {
+        self.men()
+            .iter()
+            .filter(|m| m.side == side)
+            .map(|m| m.sq)
+            .collect()
+    }
+
+    /// The occupied squares.
+    #[inline]
+    pub fn occupied(&self) -> SqSet {
+        self.occ
+    }
+
+    #[inline]
+    fn is_occupied(&self, sq: Sq) -> bool {
+        self.occ.contains(sq)
+    }
+
+    /// The man on `sq`, if any.
+    pub fn man_on(&self, sq: Sq) -> Option<Man> {
+        self.men().iter().copied().find(|m| m.sq == sq)
+    }
+
+    /// The square of `side`'s king (the first one, if a malformed position has several).
+    #[inline]
+    pub fn king(&self, side: Side) -> Option<Sq> {
+        self.men()
+            .iter()
+            .find(|m| m.piece == Piece::King && m.side == side)
+            .map(|m| m.sq)
+    }
+
+    /// The position's material.
+    pub fn material(&self) -> Material {
+        let men: Vec<(Side, Piece)> = self.men().iter().map(|m| (m.side, m.piece)).collect();
+        Material::from_men(&men)
+    }
+
+    /// The same men with `stm` to move and no en-passant target.
+    pub fn with_side_to_move(&self, stm: Side) -> Position<N> {
+        Position {
+            stm,
+            ep: None,
+            ..*self
+        }
+    }
+
+    /// The same position with en-passant target `ep`.
+    pub fn with_en_passant(&self, ep: Option<Sq>) -> Position<N> {
+        Position { ep, ..*self }
+    }
+
+    /// The image of the position under a symmetry of the board.
+    pub fn transformed(&self, symmetry: &crate::geometry::Symmetry) -> Position<N> {
+        let mut p = *self;
+        p.occ = SqSet::EMPTY;
+        for i in 0..usize::from(p.len) {
+            let sq = symmetry.apply(p.men[i].sq);
+            p.men[i].sq = sq;
+            p.occ.insert(sq);
+        }
+        p.ep = p.ep.map(|sq| symmetry.apply(sq));
+        p.sort();
+        p
+    }
+
+    /// Whether the man `man` attacks `target`, given the occupied squares `occ`.
+    #[inline]
+    pub fn man_attacks(geo: &Geometry, man: Man, target: Sq, occ: SqSet) -> bool {
+        match man.piece {
+            Piece::King => geo.king_attacks(man.sq).contains(target),
+            Piece::Knight => geo.knight_attacks(man.sq).contains(target),
+            Piece::Pawn => geo.pawn_attacks(man.side, man.sq).contains(target),
+            Piece::Rook => {
+                geo.line(man.sq, target) == Line::Straight
+                    && !geo.between(man.sq, target).intersects(occ)
+            }
+            Piece::Bishop => {
+                geo.line(man.sq, target) == Line::Diagonal
+                    && !geo.between(man.sq, target).intersects(occ)
+            }
+            Piece::Queen => {
+                geo.line(man.sq, target) != Line::None
+                    && !geo.between(man.sq, target).intersects(occ)
+            }
+        }
+    }
+
+    /// Whether a man of `by` attacks `target`.
+    #[inline]
+    pub fn attacked_by(&self, geo: &Geometry, target: Sq, by: Side) -> bool {
+        let occ = self.occupied();
+        self.men()
+            .iter()
+            .any(|&m| m.side == by && Self::man_attacks(geo, m, target, occ))
+    }
+
+    /// Whether `side`'s king is attacked.
+    #[inline]
+    pub fn in_check(&self, geo: &Geometry, side: Side) -> bool {
+        match self.king(side) {
+            Some(k) => self.attacked_by(geo, k, opponent(side)),
+            None => false,
+        }
+    }
+
+    /// Whether the position is legal: one king each, no pawn on an end rank, a valid en-passant
+    /// target, and the side not to move not in check.
+    pub fn is_legal(&self, geo: &Geometry) -> bool {
+        let kings = |s: Side| {
+            self.men()
+                .iter()
+                .filter(|m| m.side == s && m.piece == Piece::King)
+                .count()
+        };
+        kings(Side::White) == 1
+            && kings(Side::Black) == 1
+            && self
+                .men()
+                .iter()
+                .all(|m| m.piece != Piece::Pawn || geo.pawn_may_stand(m.sq))
+            && self.en_passant_valid(geo)
+            && !self.in_check(geo, opponent(self.stm))
+    }
+
+    /// The en-passant target follows a double step by the side not to move and some en-passant
+    /// capture onto it is legal.
+    fn en_passant_valid(&self, geo: &Geometry) -> bool {
+        match self.ep {
+            None => true,
+            Some(t) => self.en_passant_consistent(geo, t) && self.en_passant_capture_legal(geo, t),
+        }
+    }
+
+    /// The target `t` is the square a pawn of the side not to move passed on its double step.
+    pub fn en_passant_consistent(&self, geo: &Geometry, t: Sq) -> bool {
+        let mover = opponent(self.stm);
+        let (Some(pawn_sq), Some(passed_from)) = (geo.ahead(mover, t, 1), geo.ahead(mover, t, -1))
+        else {
+            return false;
+        };
+        geo.rank(passed_from) == geo.second_rank(mover)
+            && self
+                .man_on(pawn_sq)
+                .is_some_and(|m| m.side == mover && m.piece == Piece::Pawn)
+            && !self.is_occupied(t)
+            && !self.is_occupied(passed_from)
+    }
+
+    /// Some pawn of the side to move can legally capture en passant onto `t`.
+    fn en_passant_capture_legal(&self, geo: &Geometry, t: Sq) -> bool {
+        let us = self.stm;
+        let Some(victim) = geo.ahead(opponent(us), t, 1) else {
+            return false;
+        };
+        self.men().iter().any(|m| {
+            m.side == us
+                && m.piece == Piece::Pawn
+                && geo.pawn_attacks(us, m.sq).contains(t)
+                && geo.rank(m.sq) == geo.rank(victim)
+                && {
+                    let after = self.after_move(m.sq, t, Some(victim), Piece::Pawn);
+                    !after.in_check(geo, us)
+                }
+        })
+    }
+
+    /// The position after the man on `from` moves to `to` as `arrival`, removing the man on
+    /// `capture_sq` if any; the other side is to move and there is no en-passant target.
+    #[inline]
+    pub(crate) fn after_move(
+        &self,
+        from: Sq,
+        to: Sq,
+        capture_sq: Option<Sq>,
+        arrival: Piece,
+    ) -> Position<N> {
+        let mut p = *self;
+        if let Some(c) = capture_sq {
+            if let Some(i) = p.men().iter().position(|m| m.sq == c) {
+                p.occ.remove(c);
+                p.men.copy_within(i + 1..usize::from(p.len), i);
+                p.len -= 1;
+            }
+        }
+        let i = p
+            .men()
+            .iter()
+            .position(|m| m.sq == from)
+            .expect("a man stands on the square it moves from");
+        p.occ.remove(from);
+        p.occ.insert(to);
+        p.men[i].sq = to;
+        p.men[i].piece = arrival;
+        p.stm = opponent(self.stm);
+        p.ep = None;
+        p.restore_order(i);
+        p
+    }
+
+    /// Moves the man at `i`, the only one out of place, to its place in the fixed order.
+    #[inline]
+    fn restore_order(&mut self, mut i: usize) {
+        let len = usize::from(self.len);
+        while i > 0 && self.men[i - 1].order() > self.men[i].order() {
+            self.men.swap(i - 1, i);
+            i -= 1;
+        }
+        while i + 1 < len && self.men[i].order() > self.men[i + 1].order() {
+            self.men.swap(i, i + 1);
+            i += 1;
+        }
+    }
+
+    /// Calls `visit` with every legal move and the position it leads to; after a double step the
+    /// en-passant target is recorded exactly when an en-passant capture is then legal.
+    pub fn for_each_move(&self, geo: &Geometry, visit: impl FnMut(Move, Position<N>)) {
+        self.for_each_move_from(geo, None, visit);
+    }
+
+    /// Like [`Position::for_each_move`], for the moves of the man on `from` only (all men if
+    /// `None`).
+    pub fn for_each_move_from(
+        &self,
+        geo: &Geometry,
+        from: Option<Sq>,
+        mut visit: impl FnMut(Move, Position<N>),
+    ) {
+        let us = self.stm;
+        let them = opponent(us);
+        let own = self.occupied_by(us);
+        let theirs = self.occupied_by(them);
+        let mut emit = |mv: Move, capture_sq: Option<Sq>| {
+            let arrival = mv.promotion.unwrap_or(mv.piece);
+            let after = self.after_move(mv.from, mv.to, capture_sq, arrival);
+            if !after.in_check(geo, us) {
+                let double_step = mv.piece == Piece::Pawn
+                    && mv.promotion.is_none()
+                    && geo.rank(mv.from).abs_diff(geo.rank(mv.to)) == 2;
+                if double_step {
+                    visit(mv, after.with_double_step_target(geo, mv.from));
+                } else {
+                    visit(mv, after);
+                }
+            }
+        };
+        for &man in self.men() {
+            if man.side != us || from.is_some_and(|f| f != man.sq) {
+                continue;
+            }
+            let from = man.sq;
+            let step = |to: Sq, emit: &mut dyn FnMut(Move, Option<Sq>)| {
+                if own.contains(to) {
+                    return;
+                }
+                let captured = theirs
+                    .contains(to)
+                    .then(|| self.man_on(to).map(|m| m.piece))
+                    .flatten();
+                emit(
+                    Move {
+                        from,
+                        to,
+                        piece: man.piece,
+                        promotion: None,
+                        captured,
+                        en_passant: false,
+                    },
+                    captured.map(|_| to),
+                );
+            };
+            match man.piece {
+                Piece::King => {
+                    for &to in geo.king_targets(from) {
+                        step(to, &mut emit);
+                    }
+                }
+                Piece::Knight => {
+                    for &to in geo.knight_targets(from) {
+                        step(to, &mut emit);
+                    }
+                }
+                Piece::Rook | Piece::Bishop | Piece::Queen => {
+                    let dirs = match man.piece {
+                        Piece::Rook => ROOK_DIRECTIONS,
+                        Piece::Bishop => BISHOP_DIRECTIONS,
+                        _ => 0..8,
+                    };
+                    for d in dirs {
+                        for &to in geo.ray(from, d) {
+                            step(to, &mut emit);
+                            if self.is_occupied(to) {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Piece::Pawn => self.pawn_moves(geo, man, &mut emit),
+            }
+        }
+    }
+
+    fn pawn_moves(&self, geo: &Geometry, man: Man, emit: &mut dyn FnMut(Move, Option<Sq>)) {
+        let us = man.side;
+        let from = man.sq;
+        let last = geo.last_rank(us);
+        let promote = |to: Sq, captured: Option<Piece>, emit: &mut dyn FnMut(Move, Option<Sq>)| {
+            let base = Move {
+                from,
+                to,
+                piece: Piece::Pawn,
+                promotion: None,
+                captured,
+                en_passant: false,
+            };
+            let capture_sq = captured.map(|_| to);
+            if geo.rank(to) == last {
+                for promoted in Piece::PROMOTIONS {
+                    emit(
+                        Move {
+                            promotion: Some(promoted),
+                            ..base
+                        },
+                        capture_sq,
+                    );
+                }
+            } else {
+                emit(base, capture_sq);
+            }
+        };
+        if let Some(one) = geo.ahead(us, from, 1) {
+            if !self.is_occupied(one) {
+                promote(one, None, emit);
+                if geo.rank(from) == geo.second_rank(us) {
+                    if let Some(two) = geo.ahead(us, from, 2) {
+                        if !self.is_occupied(two) {
+                            if geo.rank(two) == last {
+                                promote(two, None, emit);
+                            } else {
+                                // The double step: emitted with the en-passant target fixed below.
+                                let mv = Move {
+                                    from,
+                                    to: two,
+                                    piece: Piece::Pawn,
+                                    promotion: None,
+                                    captured: None,
+                                    en_passant: false,
+                                };
+                                emit(mv, None);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let theirs = self.occupied_by(opponent(us));
+        for &to in geo.pawn_attack_targets(us, from) {
+            if theirs.contains(to) {
+                let captured = self.man_on(to).map(|m| m.piece);
+                promote(to, captured, emit);
+            }
+            if self.ep == Some(to) {
+                if let Some(victim) = geo.ahead(opponent(us), to, 1) {
+                    if geo.rank(victim) == geo.rank(from) {
+                        let mv = Move {
+                            from,
+                            to,
+                            piece: Piece::Pawn,
+                            promotion: None,
+                            captured: Some(Piece::Pawn),
+                            en_passant: true,
+                        };
+                        emit(mv, Some(victim));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every legal move with the position it leads to (see [`Position::for_each_move`]).
+    pub fn legal_moves(&self, geo: &Geometry) -> Vec<(Move, Position<N>)> {
+        let mut moves = Vec::new();
+        self.for_each_move(geo, |mv, after| moves.push((mv, after)));
+        moves
+    }
+
+    /// After a double step from `from`, records the passed square as en-passant target if an
+    /// en-passant capture onto it is legal.
+    pub(crate) fn with_double_step_target(&self, geo: &Geometry, from: Sq) -> Position<N> {
+        let mover = opponent(self.stm);
+        let passed = geo
+            .ahead(mover, from, 1)
+            .expect("a double step passes a square");
+        if self.en_passant_capture_legal(geo, passed) {
+            self.with_en_passant(Some(passed))
+        } else {
+            *self
+        }
+    }
+
+    /// Whether the side to move has a legal move.
+    pub fn has_legal_move(&self, geo: &Geometry) -> bool {
+        let mut any = false;
+        self.for_each_move(geo, |_, _| any = true);
+        any
+    }
+
+    /// The side to move is checkmated.
+    pub fn is_checkmate(&self, geo: &Geometry) -> bool {
+        self.in_check(geo, self.stm) && !self.has_legal_move(geo)
+    }
+
+    /// The side to move is stalemated.
+    pub fn is_stalemate(&self, geo: &Geometry) -> bool {
+        !self.in_check(geo, self.stm) && !self.has_legal_move(geo)
+    }
+
+    /// The natural model's position.
+    pub fn to_natural(&self, geo: &Geometry) -> retro_rules::Position {
+        retro_rules::Position::new(
+            geo.board(),
+            self.stm,
+            self.men()
+                .iter()
+                .map(|m| (geo.square(m.sq), (m.side, m.piece))),
+            self.ep.map(|sq| geo.square(sq)),
+        )
+        .expect("engine positions have one man per square")
+    }
+
+    /// The engine's position for a position of the natural model on `geo`'s board.
+    pub fn from_natural(
+        geo: &Geometry,
+        p: &retro_rules::Position,
+    ) -> Result<Position<N>, PositionError> {
+        let men: Vec<Man> = p
+            .men()
+            .map(|(square, (side, piece))| {
+                geo.from_square(square)
+                    .map(|sq| Man { side, piece, sq })
+                    .ok_or(PositionError::OffBoard)
+            })
+            .collect::<Result<_, _>>()?;
+        if men.len() > N {
+            return Err(PositionError::TooManyMen(men.len()));
+        }
+        let ep = match p.en_passant() {
+            None => None,
+            Some(square) => Some(geo.from_square(square).ok_or(PositionError::OffBoard)?),
+        };
+        Position::new(geo, men, retro_rules::position::to_move(p), ep)
+    }
+}
+
+impl<const N: usize> Position<N> {
+    /// The same position with room for `M` men.
+    pub fn resized<const M: usize>(&self) -> Result<Position<M>, PositionError> {
+        if self.men().len() > M {
+            return Err(PositionError::TooManyMen(self.men().len()));
+        }
+        let mut men = [NO_MAN; M];
+        men[..self.men().len()].copy_from_slice(self.men());
+        Ok(Position {
+            men,
+            len: self.len,
+            stm: self.stm,
+            ep: self.ep,
+            occ: self.occ,
+        })
+    }
+}
+
+impl<const N: usize> PartialOrd for Position<N> {
+    fn partial_cmp(&self, other: &Position<N>) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<const N: usize> Ord for Position<N> {
+    fn cmp(&self, other: &Position<N>) -> Ordering {
+        self.men()
+            .iter()
+            .map(|m| m.order())
+            .cmp(other.men().iter().map(|m| m.order()))
+            .then(self.stm.cmp(&other.stm))
+            .then(self.ep.cmp(&other.ep))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    fn pos(geo: &Geometry, fen: &str) -> Position {
+        let natural: retro_rules::Position = fen.parse().unwrap();
+        Position::from_natural(geo, &natural).unwrap()
+    }
+
+    #[test]
+    fn start_position_moves() {
+        let geo = Geometry::new(Board::STANDARD);
+        let p = pos(
+            &geo,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+        );
+        assert!(p.is_legal(&geo));
+        assert_eq!(p.legal_moves(&geo).len(), 20);
+    }
+
+    #[test]
+    fn mate_and_stalemate() {
+        let geo = Geometry::new(Board::STANDARD);
+        assert!(pos(&geo, "k6R/8/1K6/8/8/8/8/8 b - - 0 1").is_checkmate(&geo));
+        assert!(pos(&geo, "k7/8/1Q6/8/8/8/8/7K b - - 0 1").is_stalemate(&geo));
+    }
+
+    #[test]
+    fn double_step_records_target_only_when_capturable() {
+        let geo = Geometry::new(Board::STANDARD);
+        let p = pos(&geo, "4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1");
+        let e4 = geo.sq(4, 3);
+        let (_, after) = p
+            .legal_moves(&geo)
+            .into_iter()
+            .find(|(m, _)| m.to == e4)
+            .unwrap();
+        assert_eq!(after.en_passant(), Some(geo.sq(4, 2)));
+        let q = pos(&geo, "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        let (_, after) = q
+            .legal_moves(&geo)
+            .into_iter()
+            .find(|(m, _)| m.to == e4)
+            .unwrap();
+        assert_eq!(after.en_passant(), None);
+    }
+
+    #[test]
+    fn men_are_kept_in_kind_order() {
+        let geo = Geometry::new(Board::STANDARD);
+        let p = pos(&geo, "r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1");
+        let kinds: Vec<(Side, Piece)> = p.men().iter().map(|m| (m.side, m.piece)).collect();
+        assert_eq!(kinds[0], (Side::White, Piece::King));
+        assert_eq!(kinds[1], (Side::Black, Piece::King));
+        assert_eq!(p.material(), "KRRvKRR".parse().unwrap());
+        assert!(p.men()[2].sq < p.men()[3].sq);
+    }
+}
