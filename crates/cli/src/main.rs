@@ -4,6 +4,7 @@
 //! the library crates; this file only wires them to the terminal.
 
 mod show;
+mod tables;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -11,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::selfcheck::{self, Scope};
 use retro_engine::{perft, Geometry, Position};
 use retro_rules::Board;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -18,6 +20,9 @@ use std::time::Instant;
 #[derive(Parser)]
 #[command(name = "retro", version, about, propagate_version = true)]
 struct Cli {
+    /// Worker threads (default: one per core).
+    #[arg(long, global = true, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -46,6 +51,68 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Build depth-to-mate tables by retrograde analysis, with every smaller table their
+    /// captures need (pawnless material of up to 5 men).
+    Gen {
+        /// Materials, e.g. KRvK KQvKR (or Hurd's KR_K).
+        #[arg(required = true)]
+        materials: Vec<String>,
+        /// The board, FxR.
+        #[arg(long, default_value = "8x8")]
+        board: Board,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// The value of a position from the tables, and every legal move with the value it leads
+    /// to, best first.
+    Probe {
+        /// The position in FEN (its board size selects the tables).
+        fen: String,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print JSON in the shape of the Lichess tablebase API.
+        #[arg(long)]
+        json: bool,
+        /// Also print the best line: fastest mate against the longest defence.
+        #[arg(long)]
+        line: bool,
+        /// Print the best line as PGN.
+        #[arg(long)]
+        pgn: bool,
+    },
+    /// Statistics of tables: positions won, drawn and lost, the longest wins, positions by
+    /// depth — as placements (raw) and up to symmetry (unique).
+    Stats {
+        /// Materials (default: every table in the directory).
+        materials: Vec<String>,
+        /// The board, FxR.
+        #[arg(long, default_value = "8x8")]
+        board: Board,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: tables::StatsFormat,
+    },
+    /// Build every 3- and 4-man pawnless table on 8x8 and print Hurd's Table 1 beside the
+    /// paper's values.
+    Table1 {
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: tables::Table1Format,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Prove the fast engine equal to the natural model on every position of small materials.
     ///
     /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 5x5,
@@ -72,6 +139,15 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(threads) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global()
+        {
+            eprintln!("error: cannot start {threads} threads: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
@@ -90,6 +166,26 @@ fn run(command: Command) -> Result<ExitCode> {
             natural,
             divide,
         } => perft_command(&fen, depth, natural, divide),
+        Command::Gen {
+            materials,
+            board,
+            dir,
+            quiet,
+        } => tables::gen(&materials, board, dir, quiet),
+        Command::Probe {
+            fen,
+            dir,
+            json,
+            line,
+            pgn,
+        } => tables::probe(&fen, dir, json, line, pgn),
+        Command::Stats {
+            materials,
+            board,
+            dir,
+            format,
+        } => tables::stats(&materials, board, dir, format),
+        Command::Table1 { dir, format, quiet } => tables::table1(dir, format, quiet),
         Command::Selfcheck {
             board,
             pieces,

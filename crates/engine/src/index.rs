@@ -72,6 +72,8 @@ pub struct Indexer {
     symmetries: Vec<usize>,
     pairs: Vec<(Sq, Sq)>,
     pair_of: Vec<KingPair>,
+    /// For every pair of squares, the symmetries (bits) fixing both.
+    pair_fixers: Vec<u8>,
     squares: usize,
     files: u8,
     inner: u64,
@@ -143,6 +145,18 @@ impl Indexer {
             (0..geo.symmetries().len()).collect()
         };
         let (pairs, pair_of) = king_pairs(geo, &symmetries);
+        let squares_count = geo.square_count();
+        let mut pair_fixers = vec![0u8; squares_count * squares_count];
+        for a in 0..squares_count {
+            for b in 0..squares_count {
+                for (bit, &s) in symmetries.iter().enumerate() {
+                    let sym = &geo.symmetries()[s];
+                    if sym.apply(a as Sq) == a as Sq && sym.apply(b as Sq) == b as Sq {
+                        pair_fixers[a * squares_count + b] |= 1 << bit;
+                    }
+                }
+            }
+        }
         let too_large = || IndexError::TooLarge {
             material: material.to_string(),
             board: geo.board().to_string(),
@@ -164,6 +178,7 @@ impl Indexer {
             symmetries,
             pairs,
             pair_of,
+            pair_fixers,
             squares,
             files: geo.files(),
             inner,
@@ -374,6 +389,63 @@ impl Indexer {
         (self.index(geo, &p) == Some(index)).then_some(p)
     }
 
+    /// Whether every position with this index has a trivial stabilizer, judging by its kings
+    /// alone (false when the king pair lies on a symmetry axis; then ask `stabilizer_size`).
+    pub fn kings_are_asymmetric(&self, index: u64) -> bool {
+        let (wk, bk) = self.pairs[((index % self.placements) / self.inner) as usize];
+        self.pair_fixers[usize::from(wk) * self.squares + usize::from(bk)] == 1
+    }
+
+    /// `∏ kᵢ!` over the groups of identical men: how many placements with distinguishable men
+    /// each position stands for.
+    pub fn labelings(&self) -> u64 {
+        self.groups
+            .iter()
+            .map(|g| (1..=g.count as u64).product::<u64>())
+            .product()
+    }
+
+    /// The number of symmetries of the index's group that map `p` onto itself (as a position:
+    /// identical men may change places). Positions of one orbit share it; most have 1.
+    pub fn stabilizer_size<const N: usize>(&self, geo: &Geometry, p: &Position<N>) -> u32 {
+        self.symmetric_count(geo, p, false)
+    }
+
+    /// The number of symmetries that leave every man of `p` on its own square (identical men
+    /// included), which is what Burnside's count of placements with distinguishable men needs.
+    pub fn pointwise_fixers<const N: usize>(&self, geo: &Geometry, p: &Position<N>) -> u32 {
+        self.symmetric_count(geo, p, true)
+    }
+
+    fn symmetric_count<const N: usize>(
+        &self,
+        geo: &Geometry,
+        p: &Position<N>,
+        pointwise: bool,
+    ) -> u32 {
+        let men = p.men();
+        let fixers =
+            self.pair_fixers[usize::from(men[0].sq) * self.squares + usize::from(men[1].sq)];
+        if fixers == 1 {
+            return 1;
+        }
+        let mut count = 0;
+        for (bit, &s) in self.symmetries.iter().enumerate() {
+            if fixers & (1 << bit) == 0 {
+                continue;
+            }
+            let symmetry = &geo.symmetries()[s];
+            let fixed = if pointwise {
+                men.iter().all(|m| symmetry.apply(m.sq) == m.sq)
+                    && p.en_passant().is_none_or(|t| symmetry.apply(t) == t)
+            } else {
+                p.transformed(symmetry) == *p
+            };
+            count += u32::from(fixed);
+        }
+        count
+    }
+
     /// The fraction of indices that are positions (counted exhaustively; for documentation and
     /// tests on small materials).
     pub fn density(&self, geo: &Geometry) -> f64 {
@@ -479,6 +551,45 @@ mod tests {
             .filter(|&i| ix.position::<8>(&geo, i, Side::White).is_some())
             .count();
         assert_eq!(valid, 28056);
+    }
+
+    /// Hurd's Table 1 counts placements without symmetry reduction: each canonical position
+    /// stands for |G| / |stabilizer| of them.
+    #[test]
+    fn orbit_sizes_reproduce_hurds_legal_counts() {
+        let geo = Geometry::new(Board::STANDARD);
+        for (material, white, black) in [
+            ("KvK", 3612u64, 3612u64),
+            ("KRvK", 175168, 223944),
+            ("KQvK", 144508, 223944),
+            ("KBvK", 193284, 223944),
+        ] {
+            let ix = Indexer::new(&geo, material.parse().unwrap()).unwrap();
+            for (stm, expected) in [(Side::White, white), (Side::Black, black)] {
+                let raw: u64 = (0..ix.size())
+                    .filter_map(|i| ix.position::<8>(&geo, i, stm))
+                    .filter(|p| p.is_legal(&geo))
+                    .map(|p| 8 / u64::from(ix.stabilizer_size(&geo, &p)))
+                    .sum();
+                assert_eq!(raw, expected, "{material} {stm}");
+            }
+        }
+    }
+
+    #[test]
+    fn colour_flip_is_an_involution_that_keeps_legality() {
+        let geo = Geometry::new(Board::new(6, 5).unwrap());
+        let ix = Indexer::new(&geo, "KQvKN".parse().unwrap()).unwrap();
+        let flipped_ix = Indexer::new(&geo, "KNvKQ".parse().unwrap()).unwrap();
+        for i in (0..ix.size()).step_by(7) {
+            if let Some(p) = ix.position::<8>(&geo, i, Side::Black) {
+                let q = p.colour_flipped(&geo);
+                assert_eq!(q.colour_flipped(&geo), p);
+                assert_eq!(q.is_legal(&geo), p.is_legal(&geo));
+                assert_eq!(q.side_to_move(), Side::White);
+                assert!(flipped_ix.index(&geo, &q).is_some());
+            }
+        }
     }
 
     #[test]

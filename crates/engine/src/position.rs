@@ -262,6 +262,26 @@ impl<const N: usize> Position<N> {
         p
     }
 
+    /// The same position with the colours exchanged: every man changes side, the board is
+    /// mirrored top to bottom, and the other side is to move. The value for the side to move is
+    /// unchanged; tables store only materials whose stronger side is White, and are probed
+    /// through this map.
+    pub fn colour_flipped(&self, geo: &Geometry) -> Position<N> {
+        let mirror = |sq: Sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq));
+        let mut p = *self;
+        p.occ = SqSet::EMPTY;
+        for i in 0..usize::from(p.len) {
+            let sq = mirror(p.men[i].sq);
+            p.men[i].side = opponent(p.men[i].side);
+            p.men[i].sq = sq;
+            p.occ.insert(sq);
+        }
+        p.stm = opponent(self.stm);
+        p.ep = self.ep.map(mirror);
+        p.men[..usize::from(p.len)].sort_unstable_by_key(|m| m.order());
+        p
+    }
+
     /// Whether the man `man` attacks `target`, given the occupied squares `occ`.
     #[inline]
     pub fn man_attacks(geo: &Geometry, man: Man, target: Sq, occ: SqSet) -> bool {

@@ -9,7 +9,8 @@
 //!
 //! 1. **legality**: `Position::is_legal` ⟺ `retro_rules::laws::chess_legal`;
 //! 2. **index**: every legal position has an index; `position(index(p))` is an image of `p`
-//!    under a symmetry the index removes, and every such image of `p` has the same index;
+//!    under a symmetry the index removes, and every such image of `p` has the same index; the
+//!    stabilizer sizes the generator and the statistics rely on match a direct count;
 //! 3. **moves**: for legal positions, the engine's moves (with the positions they lead to) are
 //!    exactly `retro_rules::laws::successors`;
 //! 4. **outcome**: checkmate and stalemate agree with `checkmated` and `stalemated`;
@@ -438,6 +439,28 @@ fn check_position(ctx: &Context, p: &Position, report: &mut Report) {
                         ),
                     );
                 }
+            }
+            let fixed = images.iter().filter(|image| *image == p).count() as u32;
+            let pointwise = ctx
+                .indexer
+                .symmetries()
+                .iter()
+                .filter(|&&s| {
+                    let sym = &geo.symmetries()[s];
+                    p.men().iter().all(|m| sym.apply(m.sq) == m.sq)
+                        && p.en_passant().is_none_or(|t| sym.apply(t) == t)
+                })
+                .count() as u32;
+            let (stabilizer, fixers) = (
+                ctx.indexer.stabilizer_size(geo, p),
+                ctx.indexer.pointwise_fixers(geo, p),
+            );
+            if stabilizer != fixed || fixers != pointwise {
+                fail(
+                    report,
+                    "index",
+                    format!("stabilizer {stabilizer} (a direct count gives {fixed}), pointwise fixers {fixers} (direct: {pointwise})"),
+                );
             }
         }
     }

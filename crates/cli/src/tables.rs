@@ -1,0 +1,527 @@
+//! `retro gen`, `retro probe`, `retro stats`, `retro table1`: building and reading tables.
+
+use crate::show::diagram;
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use retro_engine::{Geometry, Material, Position};
+use retro_gen::{BuildReport, Builder, Observer, Phase};
+use retro_rules::{Board, Side};
+use retro_tablebase::probe::{category, describe, signed_dtm};
+use retro_tablebase::stats::{material_stats, MaterialStats};
+use retro_tablebase::{table1, RatedMove, Tablebase, Value};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+
+/// The tables directory: `--dir`, else `$RETRO_TABLES`, else `./tables`.
+pub fn tables_dir(dir: Option<PathBuf>) -> PathBuf {
+    dir.or_else(|| std::env::var_os("RETRO_TABLES").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("tables"))
+}
+
+/// Progress bars for building, one per material and phase; hidden with `--quiet`.
+pub struct Bars {
+    quiet: bool,
+    multi: MultiProgress,
+    current: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    pub fn new(quiet: bool) -> Bars {
+        Bars {
+            quiet,
+            multi: MultiProgress::new(),
+            current: Mutex::new(None),
+        }
+    }
+}
+
+impl Observer for Bars {
+    fn phase(&self, material: Material, phase: Phase, work: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = self.multi.add(ProgressBar::new(work));
+        let name = match phase {
+            Phase::Init => "moves",
+            Phase::Retrograde => "retrograde",
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>14} {msg:<10} {bar:30} {human_pos:>12}/{human_len} positions  {elapsed} (~{eta} left)")
+                .expect("a valid template"),
+        );
+        bar.set_prefix(material.to_string());
+        bar.set_message(name);
+        if let Some(old) = self
+            .current
+            .lock()
+            .expect("no panics while locked")
+            .replace(bar)
+        {
+            old.finish_and_clear();
+        }
+    }
+
+    fn progressed(&self, steps: u64) {
+        if let Some(bar) = self
+            .current
+            .lock()
+            .expect("no panics while locked")
+            .as_ref()
+        {
+            bar.inc(steps);
+        }
+    }
+
+    fn finished(&self, report: &BuildReport) {
+        if let Some(bar) = self.current.lock().expect("no panics while locked").take() {
+            bar.finish_and_clear();
+        }
+        if self.quiet {
+            return;
+        }
+        let what = if report.reused {
+            "kept (file present and intact)".to_string()
+        } else {
+            format!("built in {:.2} s", report.seconds)
+        };
+        let line = format!(
+            "{:>14}  {what}; longest mate {} plies; {} entries per side; {}",
+            report.material.to_string(),
+            report.max_plies,
+            report.entries_per_side,
+            report.path.display()
+        );
+        let _ = self.multi.println(line);
+    }
+}
+
+/// The peak resident memory of this process, in MiB (Linux), if known.
+pub fn peak_memory_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
+    names
+        .iter()
+        .map(|n| Material::parse(n).map_err(|e| anyhow!(e)))
+        .collect()
+}
+
+pub fn gen(
+    materials: &[String],
+    board: Board,
+    dir: Option<PathBuf>,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let materials = parse_materials(materials)?;
+    if materials.is_empty() {
+        bail!("name at least one material, e.g. `retro gen KRvK`");
+    }
+    for m in &materials {
+        if m.len() > 5 {
+            bail!(
+                "{m} has {} men; `retro gen` builds pawnless material of up to 5 men",
+                m.len()
+            );
+        }
+    }
+    let dir = tables_dir(dir);
+    let builder = Builder::new(board, &dir);
+    let bars = Bars::new(quiet);
+    let start = std::time::Instant::now();
+    let reports = builder
+        .build(&materials, &bars)
+        .with_context(|| format!("building tables in {}", dir.display()))?;
+    let built = reports.iter().filter(|r| !r.reused).count();
+    println!(
+        "{} tables ready in {} ({built} built, {} kept) in {:.2} s{}",
+        reports.len(),
+        dir.display(),
+        reports.len() - built,
+        start.elapsed().as_secs_f64(),
+        peak_memory_mib().map_or(String::new(), |m| format!("; peak memory {m:.0} MiB"))
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A legal position from FEN, for the engine, with its natural-model twin.
+fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geometry, Position)> {
+    let natural = crate::parse_position(fen)?;
+    let geo = Geometry::new(natural.board());
+    let fast = Position::from_natural(&geo, &natural)?;
+    Ok((natural, geo, fast))
+}
+
+/// What a move does, from the mover's side: "mate in 15 (29 plies)", "draw", "loses, mated in
+/// 12 (24 plies)".
+fn move_result(m: &RatedMove) -> String {
+    match m.value {
+        Value::Loss(0) => "checkmate".to_string(),
+        Value::Loss(n) => format!("mate in {} ({} plies)", (n + 2) / 2, n + 1),
+        Value::Win(n) => format!("loses, mated in {} ({} plies)", n.div_ceil(2), n + 1),
+        _ if m.stalemate => "draw (stalemate)".to_string(),
+        _ => "draw".to_string(),
+    }
+}
+
+fn move_json(m: &RatedMove) -> serde_json::Value {
+    json!({
+        "uci": m.uci,
+        "san": m.san,
+        "category": category(m.value),
+        "dtm": signed_dtm(m.value),
+        "checkmate": m.checkmate,
+        "stalemate": m.stalemate,
+    })
+}
+
+/// SAN of a line with move numbers, starting with `first` to move.
+fn numbered(line: &[RatedMove], first: Side, fullmove: u32) -> String {
+    let mut text = String::new();
+    let mut number = fullmove;
+    let mut side = first;
+    for (i, m) in line.iter().enumerate() {
+        if side == Side::White {
+            text.push_str(&format!("{number}. "));
+        } else if i == 0 {
+            text.push_str(&format!("{number}... "));
+        }
+        text.push_str(&m.san);
+        text.push(' ');
+        if side == Side::Black {
+            number += 1;
+        }
+        side = retro_rules::opponent(side);
+    }
+    text.trim_end().to_string()
+}
+
+pub fn probe(
+    fen: &str,
+    dir: Option<PathBuf>,
+    as_json: bool,
+    line: bool,
+    pgn: bool,
+) -> Result<ExitCode> {
+    let (natural, geo, position) = engine_position(fen)?;
+    let tb = Tablebase::new(natural.board(), tables_dir(dir));
+    let stm = position.side_to_move();
+    let value = tb
+        .value(&position)
+        .with_context(|| format!("probing {}", natural.fen()))?;
+    let moves = tb.rated_moves(&position)?;
+    let best = if line || pgn {
+        tb.best_line(&position)?
+    } else {
+        Vec::new()
+    };
+    let checkmate = position.is_checkmate(&geo);
+    let stalemate = position.is_stalemate(&geo);
+    if as_json {
+        let mut out = json!({
+            "fen": natural.fen(),
+            "material": position.material().to_string(),
+            "board": natural.board().to_string(),
+            "category": category(value),
+            "dtm": signed_dtm(value),
+            "checkmate": checkmate,
+            "stalemate": stalemate,
+            "moves": moves.iter().map(move_json).collect::<Vec<_>>(),
+        });
+        if line {
+            out["line"] = json!(best.iter().map(|m| m.uci.clone()).collect::<Vec<_>>());
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if pgn {
+        print!("{}", pgn_text(&natural, value, &best));
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", diagram(&natural.to_setup()));
+    println!("{} on {}", position.material(), natural.board());
+    println!("{}", describe(stm, value));
+    if !moves.is_empty() {
+        println!("Moves (best first; result for {stm}):");
+        let width = moves.iter().map(|m| m.san.len()).max().unwrap_or(0);
+        for m in &moves {
+            println!("  {:<width$}  {:<6}  {}", m.san, m.uci, move_result(m));
+        }
+    }
+    if line {
+        if best.is_empty() {
+            println!("Best line: none (no forced mate)");
+        } else {
+            println!(
+                "Best line ({} plies): {}",
+                best.len(),
+                numbered(&best, stm, 1)
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pgn_text(natural: &retro_rules::Position, value: Value, line: &[RatedMove]) -> String {
+    let stm = retro_rules::position::to_move(natural);
+    let result = match value {
+        Value::Win(_) if stm == Side::White => "1-0",
+        Value::Loss(_) if stm == Side::Black => "1-0",
+        Value::Win(_) | Value::Loss(_) => "0-1",
+        _ => "1/2-1/2",
+    };
+    let board = natural.board();
+    let mut text = String::new();
+    for (tag, val) in [
+        ("Event", "retro best line".to_string()),
+        ("Site", "?".to_string()),
+        ("Date", "????.??.??".to_string()),
+        ("Round", "-".to_string()),
+        ("White", "?".to_string()),
+        ("Black", "?".to_string()),
+        ("Result", result.to_string()),
+        ("SetUp", "1".to_string()),
+        ("FEN", natural.fen()),
+    ] {
+        text.push_str(&format!("[{tag} \"{val}\"]\n"));
+    }
+    if board != Board::STANDARD {
+        text.push_str(&format!("[Board \"{board}\"]\n"));
+    }
+    text.push_str(&format!("[Annotator \"{}\"]\n", describe(stm, value)));
+    text.push('\n');
+    let moves = numbered(line, stm, 1);
+    text.push_str(&moves);
+    if !moves.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(result);
+    text.push('\n');
+    text
+}
+
+/// The canonical materials of the tables in `dir` for `board`.
+fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
+    let suffix = format!(".{board}.rtb");
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    for entry in entries {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if let Some(material) = name.strip_suffix(&suffix) {
+            if let Ok(m) = Material::parse(material) {
+                found.push(m);
+            }
+        }
+    }
+    found.sort_by_key(|m| (m.len(), m.to_string()));
+    Ok(found)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StatsFormat {
+    Table,
+    Tsv,
+    Json,
+}
+
+pub fn stats(
+    materials: &[String],
+    board: Board,
+    dir: Option<PathBuf>,
+    format: StatsFormat,
+) -> Result<ExitCode> {
+    let dir = tables_dir(dir);
+    let materials = if materials.is_empty() {
+        tables_in(&dir, board)?
+    } else {
+        parse_materials(materials)?
+    };
+    if materials.is_empty() {
+        bail!(
+            "no tables for {board} in {}; build some with `retro gen`",
+            dir.display()
+        );
+    }
+    let tb = Tablebase::new(board, &dir);
+    let mut all = Vec::new();
+    for m in materials {
+        let (canonical, _) = m.canonical();
+        all.push(
+            material_stats(&tb, canonical).with_context(|| format!("statistics of {canonical}"))?,
+        );
+    }
+    match format {
+        StatsFormat::Tsv => print!("{}", stats_tsv(&all, board)),
+        StatsFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&stats_json(&all, board))?
+        ),
+        StatsFormat::Table => print!("{}", stats_table(&all, board)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn by_plies_text(s: &retro_tablebase::stats::SideStats, raw: bool) -> String {
+    s.by_plies
+        .iter()
+        .map(|(n, c)| format!("{n}:{}", if raw { c.raw } else { c.unique }))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One row per material × side to move × convention.
+pub fn stats_tsv(all: &[MaterialStats], board: Board) -> String {
+    let mut text = String::from(
+        "material\tboard\tstm\tconvention\tlegal\twin\tdraw\tloss\tlongest_win_plies\tlongest_loss_plies\tlongest_win_fen\tlongest_loss_fen\tpositions_by_plies\n",
+    );
+    for m in all {
+        for stm in Side::ALL {
+            let s = m.side(stm);
+            for raw in [true, false] {
+                let pick = |c: retro_tablebase::stats::Counts| if raw { c.raw } else { c.unique };
+                text.push_str(&format!(
+                    "{}\t{board}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                    m.material,
+                    if stm == Side::White { "w" } else { "b" },
+                    if raw { "raw" } else { "unique" },
+                    pick(s.legal),
+                    pick(s.win),
+                    pick(s.draw),
+                    pick(s.loss),
+                    s.longest_win
+                        .as_ref()
+                        .map_or("-".into(), |(n, _)| n.to_string()),
+                    s.longest_loss
+                        .as_ref()
+                        .map_or("-".into(), |(n, _)| n.to_string()),
+                    s.longest_win.as_ref().map_or("-", |(_, f)| f.as_str()),
+                    s.longest_loss.as_ref().map_or("-", |(_, f)| f.as_str()),
+                    by_plies_text(s, raw),
+                ));
+            }
+        }
+    }
+    text
+}
+
+fn stats_json(all: &[MaterialStats], board: Board) -> serde_json::Value {
+    let side = |s: &retro_tablebase::stats::SideStats| {
+        let counts =
+            |c: retro_tablebase::stats::Counts| json!({ "raw": c.raw, "unique": c.unique });
+        json!({
+            "legal": counts(s.legal),
+            "win": counts(s.win),
+            "draw": counts(s.draw),
+            "loss": counts(s.loss),
+            "longest_win": s.longest_win.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n.div_ceil(2), "fen": f })),
+            "longest_loss": s.longest_loss.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n / 2, "fen": f })),
+            "positions_by_plies": s.by_plies.iter().map(|(n, c)| json!({ "plies": n, "raw": c.raw, "unique": c.unique })).collect::<Vec<_>>(),
+        })
+    };
+    json!(all
+        .iter()
+        .map(|m| json!({
+            "material": m.material.to_string(),
+            "board": board.to_string(),
+            "white_to_move": side(m.side(Side::White)),
+            "black_to_move": side(m.side(Side::Black)),
+        }))
+        .collect::<Vec<_>>())
+}
+
+fn stats_table(all: &[MaterialStats], board: Board) -> String {
+    let mut text = String::new();
+    for m in all {
+        text.push_str(&format!(
+            "{} on {board} (positions: raw placements / unique up to symmetry)\n",
+            m.material
+        ));
+        for stm in Side::ALL {
+            let s = m.side(stm);
+            let c = |c: retro_tablebase::stats::Counts| format!("{} / {}", c.raw, c.unique);
+            text.push_str(&format!(
+                "  {stm} to move: legal {}, wins {}, draws {}, losses {}\n",
+                c(s.legal),
+                c(s.win),
+                c(s.draw),
+                c(s.loss)
+            ));
+            if let Some((n, fen)) = &s.longest_win {
+                text.push_str(&format!(
+                    "    longest win: mate in {} ({n} plies), e.g. {fen}\n",
+                    n.div_ceil(2)
+                ));
+            }
+            if let Some((n, fen)) = &s.longest_loss {
+                text.push_str(&format!(
+                    "    longest loss: mated in {} ({n} plies), e.g. {fen}\n",
+                    n / 2
+                ));
+            }
+            let depths: Vec<String> = s
+                .by_plies
+                .iter()
+                .map(|(n, c)| format!("{n}:{}", c.raw))
+                .collect();
+            if !depths.is_empty() {
+                text.push_str(&format!(
+                    "    positions by plies (raw): {}\n",
+                    depths.join(" ")
+                ));
+            }
+        }
+    }
+    text
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Table1Format {
+    Table,
+    Tsv,
+}
+
+pub fn table1(dir: Option<PathBuf>, format: Table1Format, quiet: bool) -> Result<ExitCode> {
+    let dir = tables_dir(dir);
+    let board = Board::STANDARD;
+    let builder = Builder::new(board, &dir);
+    let bars = Bars::new(quiet);
+    let start = std::time::Instant::now();
+    builder
+        .build(&table1::materials(), &bars)
+        .with_context(|| format!("building tables in {}", dir.display()))?;
+    let built = start.elapsed().as_secs_f64();
+    let tb = Tablebase::new(board, &dir);
+    let ours = table1::rows(&tb)?;
+    let paper = table1::paper();
+    match format {
+        Table1Format::Tsv => print!("{}", table1::to_tsv(&ours)),
+        Table1Format::Table => {
+            println!("Hurd's Table 1: all 4-man pawnless endgames on 8x8 (no castling)");
+            println!("max = most moves White needs to mate; #win = positions won for White; counts are placements, identical men distinguishable");
+            println!("(a cell marked ≠ differs from the paper, whose value follows the mark)");
+            println!();
+            print!("{}", table1::to_text(&ours, &paper));
+        }
+    }
+    let differences = table1::differences(&ours, &paper);
+    if format == Table1Format::Table {
+        println!();
+        println!(
+            "tables built or checked in {built:.1} s ({})",
+            dir.display()
+        );
+        if differences == 0 {
+            println!("all {} rows match the paper on both sides", ours.len());
+        }
+    }
+    if differences > 0 {
+        eprintln!("{differences} cells differ from the paper");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,588 @@
+//! # retro-format — the endgame table file
+//!
+//! Owns: the on-disk layout of one table (one material, one board, both sides to move), its
+//! value encoding, the atomic writer and the checked, memory-mapped reader.
+//! Must never: depend on the engine or the generator — `retro-verify` reads tables through this
+//! crate alone, and computes positions' offsets from the documented index scheme itself.
+//!
+//! # Layout (all integers little-endian)
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `RETROTB` followed by byte `0x1a` |
+//! | 8 | 4 | format version (1) |
+//! | 12 | 4 | header length `H` (the body starts at `H`; a multiple of 8) |
+//! | 16 | 1 | files of the board |
+//! | 17 | 1 | ranks of the board |
+//! | 18 | 1 | value width in bytes: 1 or 2 |
+//! | 19 | 1 | number of board symmetries removed by the index (8, 4 or 2) |
+//! | 20 | 4 | index scheme (1: see below) |
+//! | 24 | 8 | entries per side to move, `E` |
+//! | 32 | 4 | longest depth to mate stored, in plies |
+//! | 36 | 2 | length `L` of the material name |
+//! | 38 | 2 | reserved, 0 |
+//! | 40 | 32 | blake3 hash of the body |
+//! | 72 | `L` | the material's name in ASCII, e.g. `KRvK` (White's men, `v`, Black's men) |
+//! | … | | zero padding up to `H − 32` |
+//! | `H − 32` | 32 | blake3 hash of bytes `0 .. H − 32` |
+//! | `H` | `2 × E × width` | the body: the entries of White to move, then of Black to move |
+//!
+//! # Values
+//!
+//! An entry is `0` for an index that is not a legal position (a gap of the index, or an illegal
+//! placement), `1` for a draw, and `2 + n` for a position decided in `n` plies: if `n` is odd
+//! the side to move mates in `n` plies (mate in `(n+1)/2` moves); if `n` is even it is mated in
+//! `n` plies (`0`: it is checkmated now). One byte holds depths up to 253 plies; tables with
+//! longer mates use two bytes.
+//!
+//! # Index scheme 1
+//!
+//! The index of a position is that of `retro_engine::index`: `kings × inner + men` over the
+//! canonical image of the position (see that module for the exact definition), with the king
+//! pairs, symmetry group and combinatorial digits it describes.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The first eight bytes of every table file.
+pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
+/// The version of the layout this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The index scheme of `retro_engine::index`.
+pub const INDEX_SCHEME: u32 = 1;
+
+const FIXED_HEADER: usize = 72;
+const HASH_LEN: usize = 32;
+
+/// The value of one position for the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// Not a legal position.
+    Illegal,
+    /// Neither side can force mate.
+    Draw,
+    /// The side to move mates in this many plies (odd).
+    Win(u32),
+    /// The side to move is mated in this many plies (even; 0 when checkmated).
+    Loss(u32),
+}
+
+impl Value {
+    /// The entry code: 0 illegal, 1 draw, `2 + plies` decided.
+    pub fn code(self) -> u32 {
+        match self {
+            Value::Illegal => 0,
+            Value::Draw => 1,
+            Value::Win(n) | Value::Loss(n) => 2 + n,
+        }
+    }
+
+    /// The value of an entry code.
+    pub fn from_code(code: u32) -> Value {
+        match code {
+            0 => Value::Illegal,
+            1 => Value::Draw,
+            c if (c - 2) % 2 == 1 => Value::Win(c - 2),
+            c => Value::Loss(c - 2),
+        }
+    }
+
+    /// The depth to mate in plies, if decided.
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            Value::Win(n) | Value::Loss(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
+/// The header fields of a table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// Files of the board.
+    pub files: u8,
+    /// Ranks of the board.
+    pub ranks: u8,
+    /// The material, e.g. `KRvK`.
+    pub material: String,
+    /// The index scheme ([`INDEX_SCHEME`]).
+    pub index_scheme: u32,
+    /// Board symmetries removed by the index.
+    pub symmetries: u8,
+    /// Entries per side to move.
+    pub entries_per_side: u64,
+    /// Bytes per entry.
+    pub value_width: u8,
+    /// The longest depth to mate stored, in plies.
+    pub max_plies: u32,
+}
+
+/// What can go wrong reading or writing a table.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// The file does not exist.
+    #[error("no table file {}", path.display())]
+    Missing {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The operating system refused.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// Not a table file at all.
+    #[error("{} is not a retro table (wrong magic bytes)", path.display())]
+    BadMagic {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A version this build cannot read.
+    #[error("{} has format version {found}; this build reads version {FORMAT_VERSION}", path.display())]
+    UnsupportedVersion {
+        /// The path.
+        path: PathBuf,
+        /// The version found.
+        found: u32,
+    },
+    /// Shorter (or longer) than its header says.
+    #[error("{} is truncated or has trailing bytes: {found} bytes, the header implies {expected}", path.display())]
+    WrongLength {
+        /// The path.
+        path: PathBuf,
+        /// The expected length.
+        expected: u64,
+        /// The actual length.
+        found: u64,
+    },
+    /// The header is inconsistent or its checksum fails.
+    #[error("{}: corrupted header ({what})", path.display())]
+    CorruptHeader {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The body does not match its checksum.
+    #[error("{}: the body does not match its blake3 checksum (the file is corrupted)", path.display())]
+    CorruptBody {
+        /// The path.
+        path: PathBuf,
+    },
+    /// An index beyond the table.
+    #[error("index {index} is beyond the {entries} entries of {material}")]
+    IndexOutOfRange {
+        /// The material.
+        material: String,
+        /// The index asked for.
+        index: u64,
+        /// Entries per side.
+        entries: u64,
+    },
+    /// A value does not fit the chosen width.
+    #[error("depth {plies} plies does not fit a {width}-byte entry")]
+    ValueTooWide {
+        /// The depth.
+        plies: u32,
+        /// The width.
+        width: u8,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> FormatError + '_ {
+    move |source| {
+        if source.kind() == io::ErrorKind::NotFound {
+            FormatError::Missing {
+                path: path.to_path_buf(),
+            }
+        } else {
+            FormatError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+}
+
+/// The file name of the table of `material` (e.g. `KRvK`) on a `files × ranks` board:
+/// `KRvK.8x8.rtb`.
+pub fn file_name(material: &str, files: u8, ranks: u8) -> String {
+    format!("{material}.{files}x{ranks}.rtb")
+}
+
+/// The smallest value width holding every code up to `2 + max_plies`.
+pub fn width_for(max_plies: u32) -> u8 {
+    if 2 + max_plies <= u32::from(u8::MAX) {
+        1
+    } else {
+        2
+    }
+}
+
+fn header_bytes(header: &Header, body_hash: &[u8; 32]) -> Vec<u8> {
+    let name = header.material.as_bytes();
+    let unpadded = FIXED_HEADER + name.len() + HASH_LEN;
+    let length = unpadded.div_ceil(8) * 8;
+    let mut bytes = Vec::with_capacity(length);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(length as u32).to_le_bytes());
+    bytes.push(header.files);
+    bytes.push(header.ranks);
+    bytes.push(header.value_width);
+    bytes.push(header.symmetries);
+    bytes.extend_from_slice(&header.index_scheme.to_le_bytes());
+    bytes.extend_from_slice(&header.entries_per_side.to_le_bytes());
+    bytes.extend_from_slice(&header.max_plies.to_le_bytes());
+    bytes.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(&0u16.to_le_bytes());
+    bytes.extend_from_slice(body_hash);
+    bytes.extend_from_slice(name);
+    bytes.resize(length - HASH_LEN, 0);
+    let header_hash = blake3::hash(&bytes);
+    bytes.extend_from_slice(header_hash.as_bytes());
+    bytes
+}
+
+/// Encodes entry codes (`Value::code`) into a body of the header's width.
+pub fn encode_body(
+    header: &Header,
+    codes: impl ExactSizeIterator<Item = u32>,
+) -> Result<Vec<u8>, FormatError> {
+    let width = header.value_width;
+    let mut body = Vec::with_capacity(codes.len() * usize::from(width));
+    for code in codes {
+        match width {
+            1 if code <= u32::from(u8::MAX) => body.push(code as u8),
+            2 if code <= u32::from(u16::MAX) => {
+                body.extend_from_slice(&(code as u16).to_le_bytes())
+            }
+            _ => {
+                return Err(FormatError::ValueTooWide {
+                    plies: code.saturating_sub(2),
+                    width,
+                })
+            }
+        }
+    }
+    Ok(body)
+}
+
+/// Writes a table atomically: to a temporary file beside `path`, flushed to disk, then renamed
+/// over `path`. A failure leaves any previous file at `path` untouched.
+pub fn write_table(path: &Path, header: &Header, body: &[u8]) -> Result<(), FormatError> {
+    let expected = 2 * header.entries_per_side * u64::from(header.value_width);
+    if body.len() as u64 != expected {
+        return Err(FormatError::WrongLength {
+            path: path.to_path_buf(),
+            expected,
+            found: body.len() as u64,
+        });
+    }
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_rayon(body);
+    let head = header_bytes(header, hasher.finalize().as_bytes());
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_error(dir))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("table");
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = File::create(&temp).map_err(io_error(&temp))?;
+        file.write_all(&head).map_err(io_error(&temp))?;
+        file.write_all(body).map_err(io_error(&temp))?;
+        file.sync_all().map_err(io_error(&temp))?;
+        fs::rename(&temp, path).map_err(io_error(path))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// A table opened for reading: header checked, body checksum verified, body memory-mapped.
+#[derive(Debug)]
+pub struct Table {
+    path: PathBuf,
+    header: Header,
+    map: memmap2::Mmap,
+    body_start: usize,
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+}
+
+impl Table {
+    /// Opens `path`, checking magic, version, header checksum, length and body checksum.
+    pub fn open(path: &Path) -> Result<Table, FormatError> {
+        let file = File::open(path).map_err(io_error(path))?;
+        let length = file.metadata().map_err(io_error(path))?.len();
+        let corrupt = |what: &str| FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+        };
+        if length < FIXED_HEADER as u64 + HASH_LEN as u64 {
+            if length >= 8 {
+                // Long enough to tell a foreign file from a truncated one.
+                let mut magic = [0u8; 8];
+                use std::io::Read;
+                File::open(path)
+                    .and_then(|mut f| f.read_exact(&mut magic))
+                    .map_err(io_error(path))?;
+                if magic != MAGIC {
+                    return Err(FormatError::BadMagic {
+                        path: path.to_path_buf(),
+                    });
+                }
+            }
+            return Err(FormatError::WrongLength {
+                path: path.to_path_buf(),
+                expected: (FIXED_HEADER + HASH_LEN) as u64,
+                found: length,
+            });
+        }
+        // SAFETY: the file is mapped read-only. Tables are only ever replaced by renaming a new
+        // file over the old one, which leaves this mapping's inode intact; a process truncating
+        // the file in place would break the mapping, which is outside this program's contract.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path))?;
+        let bytes = &map[..];
+        if bytes[..8] != MAGIC {
+            return Err(FormatError::BadMagic {
+                path: path.to_path_buf(),
+            });
+        }
+        let version = read_u32(bytes, 8);
+        if version != FORMAT_VERSION {
+            return Err(FormatError::UnsupportedVersion {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        let header_length = read_u32(bytes, 12) as usize;
+        if header_length < FIXED_HEADER + HASH_LEN
+            || header_length as u64 > length
+            || header_length % 8 != 0
+        {
+            return Err(corrupt("impossible header length"));
+        }
+        let stored = &bytes[header_length - HASH_LEN..header_length];
+        if blake3::hash(&bytes[..header_length - HASH_LEN]).as_bytes() != stored {
+            return Err(corrupt("header checksum mismatch"));
+        }
+        let name_length = usize::from(u16::from_le_bytes([bytes[36], bytes[37]]));
+        if FIXED_HEADER + name_length > header_length - HASH_LEN {
+            return Err(corrupt("material name overruns the header"));
+        }
+        let material = std::str::from_utf8(&bytes[FIXED_HEADER..FIXED_HEADER + name_length])
+            .map_err(|_| corrupt("material name is not text"))?
+            .to_string();
+        let header = Header {
+            files: bytes[16],
+            ranks: bytes[17],
+            value_width: bytes[18],
+            symmetries: bytes[19],
+            index_scheme: read_u32(bytes, 20),
+            entries_per_side: u64::from_le_bytes(bytes[24..32].try_into().expect("eight bytes")),
+            max_plies: read_u32(bytes, 32),
+            material,
+        };
+        if !matches!(header.value_width, 1 | 2) {
+            return Err(corrupt("value width is neither 1 nor 2"));
+        }
+        let expected = (header.entries_per_side)
+            .checked_mul(2 * u64::from(header.value_width))
+            .and_then(|body| body.checked_add(header_length as u64))
+            .ok_or_else(|| corrupt("impossible size"))?;
+        if expected != length {
+            return Err(FormatError::WrongLength {
+                path: path.to_path_buf(),
+                expected,
+                found: length,
+            });
+        }
+        let mut hasher = blake3::Hasher::new();
+        hasher.update_rayon(&bytes[header_length..]);
+        if hasher.finalize().as_bytes() != &bytes[40..72] {
+            return Err(FormatError::CorruptBody {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Table {
+            path: path.to_path_buf(),
+            header,
+            map,
+            body_start: header_length,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The path it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The entry code at `index` for White to move (`white = true`) or Black to move.
+    pub fn code(&self, white_to_move: bool, index: u64) -> Result<u32, FormatError> {
+        let entries = self.header.entries_per_side;
+        if index >= entries {
+            return Err(FormatError::IndexOutOfRange {
+                material: self.header.material.clone(),
+                index,
+                entries,
+            });
+        }
+        let slot = if white_to_move {
+            index
+        } else {
+            entries + index
+        };
+        let width = usize::from(self.header.value_width);
+        let at = self.body_start + slot as usize * width;
+        Ok(match width {
+            1 => u32::from(self.map[at]),
+            _ => u32::from(u16::from_le_bytes([self.map[at], self.map[at + 1]])),
+        })
+    }
+
+    /// The value at `index` for the given side to move.
+    pub fn value(&self, white_to_move: bool, index: u64) -> Result<Value, FormatError> {
+        self.code(white_to_move, index).map(Value::from_code)
+    }
+
+    /// The raw body: `2 × entries_per_side` entries of `value_width` bytes.
+    pub fn body(&self) -> &[u8] {
+        &self.map[self.body_start..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(entries: u64, width: u8) -> Header {
+        Header {
+            files: 8,
+            ranks: 8,
+            material: "KRvK".into(),
+            index_scheme: INDEX_SCHEME,
+            symmetries: 8,
+            entries_per_side: entries,
+            value_width: width,
+            max_plies: 31,
+        }
+    }
+
+    fn sample(dir: &Path, width: u8) -> PathBuf {
+        let h = header(5, width);
+        let codes = [0, 1, 2, 33, 5, 1, 1, 0, 2 + 30, 3];
+        let body = encode_body(&h, codes.iter().copied()).unwrap();
+        let path = dir.join("KRvK.8x8.rtb");
+        write_table(&path, &h, &body).unwrap();
+        path
+    }
+
+    #[test]
+    fn values_encode_and_decode() {
+        for v in [
+            Value::Illegal,
+            Value::Draw,
+            Value::Win(1),
+            Value::Win(31),
+            Value::Loss(0),
+            Value::Loss(30),
+        ] {
+            assert_eq!(Value::from_code(v.code()), v);
+        }
+        assert_eq!(Value::from_code(33), Value::Win(31));
+        assert_eq!(width_for(253), 1);
+        assert_eq!(width_for(254), 2);
+    }
+
+    #[test]
+    fn round_trip_in_both_widths() {
+        let dir = tempfile::tempdir().unwrap();
+        for width in [1, 2] {
+            let path = sample(dir.path(), width);
+            let t = Table::open(&path).unwrap();
+            assert_eq!(t.header(), &header(5, width));
+            assert_eq!(t.value(true, 3).unwrap(), Value::Win(31));
+            assert_eq!(t.value(false, 3).unwrap(), Value::Loss(30));
+            assert_eq!(t.value(true, 2).unwrap(), Value::Loss(0));
+            assert!(matches!(
+                t.value(true, 5),
+                Err(FormatError::IndexOutOfRange { .. })
+            ));
+        }
+        // No temporary file is left behind.
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["KRvK.8x8.rtb".to_string()]);
+    }
+
+    #[test]
+    fn damaged_files_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = sample(dir.path(), 1);
+        let good = fs::read(&path).unwrap();
+        let check = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            Table::open(&path).unwrap_err()
+        };
+        // One flipped bit in the body.
+        let mut bad = good.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(check(&bad), FormatError::CorruptBody { .. }));
+        // Truncated.
+        assert!(matches!(
+            check(&good[..good.len() - 1]),
+            FormatError::WrongLength { .. }
+        ));
+        assert!(matches!(
+            check(&good[..50]),
+            FormatError::WrongLength { .. }
+        ));
+        // A header field changed.
+        let mut bad = good.clone();
+        bad[24] ^= 1;
+        assert!(matches!(check(&bad), FormatError::CorruptHeader { .. }));
+        // Another kind of file.
+        assert!(matches!(check(b"GIF89a this is not a table at all, honestly, not at all!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"), FormatError::BadMagic { .. }));
+        let mut bad = good.clone();
+        bad[8] = 9;
+        assert!(matches!(
+            check(&bad),
+            FormatError::UnsupportedVersion { found: 9, .. }
+        ));
+        assert!(matches!(
+            Table::open(&dir.path().join("none.rtb")),
+            Err(FormatError::Missing { .. })
+        ));
+        let message = check(&good[..good.len() - 1]).to_string();
+        assert!(message.contains("truncated"), "{message}");
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = sample(dir.path(), 1);
+        let before = fs::read(&path).unwrap();
+        let h = header(5, 1);
+        assert!(write_table(&path, &h, &[1, 2, 3]).is_err());
+        assert!(encode_body(&h, [300u32].into_iter()).is_err());
+        assert_eq!(fs::read(&path).unwrap(), before);
+    }
+}

@@ -1,0 +1,762 @@
+//! # retro-gen — depth-to-mate tables by retrograde analysis
+//!
+//! Owns: building the table of a pawnless material on a board, smallest materials first, and
+//! writing it with `retro-format`.
+//! Must never: be trusted on its own — every table it writes is checked by `retro-verify`
+//! against the natural model.
+//!
+//! # What is computed
+//!
+//! For every legal position, with either side to move: *win in n plies* (the side to move
+//! mates in `n` plies, `n` odd), *loss in n plies* (it is mated in `n` plies, `n` even), or
+//! *draw* (neither side can force mate). These are Hurd's sets: a White-to-move position is a
+//! win in `2n + 1` plies exactly when `n` is the least with `p ∈ win1_by chess n`, and a
+//! Black-to-move position a loss in `2n` plies exactly when `n` is the least with
+//! `p ∈ win2_by chess n`; Black's wins are the same sets of the game with the colours exchanged.
+//!
+//! # How
+//!
+//! Positions are numbered by `retro_engine::Indexer`; one 16-bit word per index and side to
+//! move holds either a final value or a pending state. The iteration runs depth by depth,
+//! `d = 0, 1, 2, …`; win depths are odd and loss depths even, so each step handles one kind:
+//!
+//! * **init**: each legal position's moves are generated. Checkmates are losses in 0;
+//!   stalemates draws. Captures lead into smaller materials, whose tables are read: a capture
+//!   into a loss in `k` makes the position a win in at most `k + 1` (*capture-win*, finalised at
+//!   depth `k + 1` unless a quicker win is found); a capture into a draw means the position can
+//!   never be lost (*escape*); if every capture leads into a win for the opponent, the position
+//!   is lost only once its other moves are, and no sooner than the longest of those captures
+//!   allows (*capture-loss*). The quiet moves are counted into the position's counter.
+//! * **even d** (losses in `d`): every predecessor still pending becomes a win in `d + 1`.
+//! * **odd d** (wins in `d`): every predecessor's counter drops; one that reaches zero has all
+//!   its moves losing, and becomes a loss in `d + 1` — or, if a capture-loss needs longer, in
+//!   that many plies, when the iteration gets there.
+//!
+//! The iteration stops only when no position changed and no capture-win or capture-loss is
+//! waiting for a later depth: Hurd's pitfall (KQRvK settles after 6 moves, but its captures
+//! reach KRvK's 16) is handled by the waiting lists, not by watching for a quiet step.
+//!
+//! # Symmetry and counting
+//!
+//! Only canonical positions are stored, so a counter must count what the retrograde step will
+//! subtract. A predecessor `q` of a canonical position `c` stands for its canonical position
+//! `r`; if `r` has `|Stab r|` symmetries, `|Stab r|` moves of `r` map onto the one retracted move
+//! `q → c`, and if `c` has `|Stab c|` symmetries, `|Stab c|` retracted moves map onto one move of
+//! `r`. Weighting each move of `r` by `|Stab child|` and each retracted move by `|Stab q|` makes
+//! both sides count `Σ |M(r, O)| · |Stab c| = |Q| · |Stab r|` for every child orbit `O`, so a
+//! counter reaches zero exactly when all of `r`'s quiet moves are resolved.
+
+use rayon::prelude::*;
+use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
+use retro_format::{FormatError, Header, Table, Value};
+use retro_rules::{Board, Piece, Side};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+const NO_POSITION: u16 = 0;
+const DRAW: u16 = 1;
+const PENDING: u16 = 0x8000;
+const KIND_SHIFT: u16 = 13;
+const COUNT_MASK: u16 = 0x1FFF;
+const PLAIN: u16 = 0;
+const ESCAPE: u16 = 1;
+const CAPTURE_LOSS: u16 = 2;
+const CAPTURE_WIN: u16 = 3;
+/// The deepest value a 16-bit work entry can hold.
+const MAX_PLIES: u32 = 0x7FFF - 2;
+
+fn decided(plies: u32) -> u16 {
+    (2 + plies) as u16
+}
+
+fn pending(kind: u16, count: u16) -> u16 {
+    PENDING | kind << KIND_SHIFT | count
+}
+
+fn kind_of(state: u16) -> u16 {
+    (state >> KIND_SHIFT) & 3
+}
+
+/// What can go wrong building tables.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// Material the generator does not build.
+    #[error("cannot build {material}: {reason}")]
+    Unsupported {
+        /// The material.
+        material: String,
+        /// Why.
+        reason: String,
+    },
+    /// A table could not be read or written.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// A table read back contradicts the position it was asked about.
+    #[error("table {material} has no value for the legal position {fen}; rebuild it")]
+    Inconsistent {
+        /// The material of the table.
+        material: String,
+        /// The position.
+        fen: String,
+    },
+}
+
+/// The two phases of building a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Every index is decoded and its moves generated; `work` is the number of entries.
+    Init,
+    /// Depth by depth; `work` is the number of legal positions (each is handled at most once).
+    Retrograde,
+}
+
+/// What the builder reports as it works.
+pub trait Observer: Sync {
+    /// A phase of `material`'s table begins, with `work` steps to report.
+    fn phase(&self, _material: Material, _phase: Phase, _work: u64) {}
+    /// `steps` more steps are done.
+    fn progressed(&self, _steps: u64) {}
+    /// The table is written (or was already there).
+    fn finished(&self, _report: &BuildReport) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// What building one table did.
+#[derive(Debug, Clone)]
+pub struct BuildReport {
+    /// The material.
+    pub material: Material,
+    /// The file.
+    pub path: PathBuf,
+    /// Whether an existing valid file was kept instead of building.
+    pub reused: bool,
+    /// Index entries per side to move.
+    pub entries_per_side: u64,
+    /// The longest depth to mate, in plies.
+    pub max_plies: u32,
+    /// Seconds spent.
+    pub seconds: f64,
+    /// Retrograde steps taken (the number of depths visited).
+    pub depths: u32,
+}
+
+/// Builds tables for one board into one directory.
+pub struct Builder {
+    geo: Geometry,
+    dir: PathBuf,
+}
+
+impl Builder {
+    /// A builder for `board`, writing into `dir`.
+    pub fn new(board: Board, dir: impl Into<PathBuf>) -> Builder {
+        Builder {
+            geo: Geometry::new(board),
+            dir: dir.into(),
+        }
+    }
+
+    /// The board.
+    pub fn board(&self) -> Board {
+        self.geo.board()
+    }
+
+    /// The file of `material`'s table (canonical material).
+    pub fn path_of(&self, material: Material) -> PathBuf {
+        let board = self.geo.board();
+        self.dir.join(retro_format::file_name(
+            &material.to_string(),
+            board.files(),
+            board.ranks(),
+        ))
+    }
+
+    /// The canonical materials `targets` need — themselves and everything their captures reach
+    /// — smallest first.
+    pub fn plan(&self, targets: &[Material]) -> Result<Vec<Material>, GenError> {
+        let mut needed = BTreeSet::new();
+        let mut todo: Vec<Material> = targets.iter().map(|m| m.canonical().0).collect();
+        while let Some(m) = todo.pop() {
+            if m.has_pawns() {
+                return Err(GenError::Unsupported {
+                    material: m.to_string(),
+                    reason: "the generator builds pawnless material only".into(),
+                });
+            }
+            if !needed.insert(m) {
+                continue;
+            }
+            for side in Side::ALL {
+                for piece in Piece::PROMOTIONS {
+                    if let Some(smaller) = m.without(side, piece) {
+                        todo.push(smaller.canonical().0);
+                    }
+                }
+            }
+        }
+        let mut plan: Vec<Material> = needed.into_iter().collect();
+        plan.sort_by_key(|m| (m.len(), m.to_string()));
+        Ok(plan)
+    }
+
+    /// Builds every table `targets` need that is not already in the directory (a file that
+    /// fails its checks is rebuilt), smallest first.
+    pub fn build(
+        &self,
+        targets: &[Material],
+        observer: &dyn Observer,
+    ) -> Result<Vec<BuildReport>, GenError> {
+        let mut reports = Vec::new();
+        for material in self.plan(targets)? {
+            let path = self.path_of(material);
+            let report = match Table::open(&path) {
+                Ok(table) if table.header().material == material.to_string() => BuildReport {
+                    material,
+                    path,
+                    reused: true,
+                    entries_per_side: table.header().entries_per_side,
+                    max_plies: table.header().max_plies,
+                    seconds: 0.0,
+                    depths: 0,
+                },
+                _ => self.build_one(material, observer)?,
+            };
+            observer.finished(&report);
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// Builds the table of `material`, whose smaller tables must exist.
+    pub fn build_one(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+    ) -> Result<BuildReport, GenError> {
+        let start = Instant::now();
+        let geo = &self.geo;
+        let unsupported = |reason: String| GenError::Unsupported {
+            material: material.to_string(),
+            reason,
+        };
+        if material.has_pawns() || !material.is_canonical() {
+            return Err(unsupported(
+                "only canonical pawnless material is built".into(),
+            ));
+        }
+        let indexer = Indexer::new(geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let size = indexer.size();
+        let entries = usize::try_from(size)
+            .map_err(|_| unsupported("too many positions for this machine".into()))?;
+        let subtables = Subtables::open(self, material)?;
+        let work = Work {
+            geo,
+            indexer: &indexer,
+            subtables: &subtables,
+        };
+        let failure: Mutex<Option<GenError>> = Mutex::new(None);
+        let fail = |e: GenError| {
+            failure
+                .lock()
+                .expect("no panics while locked")
+                .get_or_insert(e);
+        };
+        let failed = || failure.lock().expect("no panics while locked").take();
+
+        // Init.
+        observer.phase(material, Phase::Init, 2 * size);
+        let states: [Vec<AtomicU16>; 2] = [new_states(entries), new_states(entries)];
+        let waiting = Mutex::new(Waiting::default());
+        let legal = AtomicU64::new(0);
+        let mut frontier: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        for (s, stm) in Side::ALL.into_iter().enumerate() {
+            const CHUNK: u64 = 1 << 14;
+            let chunks: Vec<u64> = (0..size.div_ceil(CHUNK)).collect();
+            frontier[s] = chunks
+                .par_iter()
+                .flat_map_iter(|&chunk| {
+                    let mut mates = Vec::new();
+                    let mut local = Waiting::default();
+                    let mut local_legal = 0;
+                    let end = ((chunk + 1) * CHUNK).min(size);
+                    for i in chunk * CHUNK..end {
+                        let state = work.classify(i, stm, &mut local).unwrap_or_else(|e| {
+                            fail(e);
+                            NO_POSITION
+                        });
+                        if state == decided(0) {
+                            mates.push(i);
+                        }
+                        local_legal += u64::from(state != NO_POSITION);
+                        states[s][i as usize].store(state, Ordering::Relaxed);
+                    }
+                    waiting.lock().expect("no panics while locked").merge(local);
+                    legal.fetch_add(local_legal, Ordering::Relaxed);
+                    observer.progressed(end - chunk * CHUNK);
+                    mates
+                })
+                .collect();
+        }
+        if let Some(e) = failed() {
+            return Err(e);
+        }
+        let mut waiting = waiting.into_inner().expect("no panics while locked");
+
+        // Depth by depth.
+        observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
+        let mut depth: u32 = 0;
+        loop {
+            // Capture-wins and capture-losses due at this depth join the frontier.
+            if waiting.capture_wins.remove(&depth) {
+                for (s, side_states) in states.iter().enumerate() {
+                    let target = pending(CAPTURE_WIN, depth as u16);
+                    let found: Vec<u64> = (0..entries)
+                        .into_par_iter()
+                        .filter(|&i| {
+                            side_states[i]
+                                .compare_exchange(
+                                    target,
+                                    decided(depth),
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                        })
+                        .map(|i| i as u64)
+                        .collect();
+                    frontier[s].extend(found);
+                }
+            }
+            if let Some(due) = waiting.losses.remove(&depth) {
+                for (s, i) in due {
+                    states[s][i as usize].store(decided(depth), Ordering::Relaxed);
+                    frontier[s].push(i);
+                }
+            }
+            if frontier.iter().all(Vec::is_empty) && waiting.is_empty() {
+                break;
+            }
+            if depth >= MAX_PLIES {
+                return Err(unsupported(format!("depths beyond {MAX_PLIES} plies")));
+            }
+            let mut next: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+            let later = Mutex::new(Vec::<(u32, usize, u64)>::new());
+            for (s, stm) in Side::ALL.into_iter().enumerate() {
+                let parent_states = &states[1 - s];
+                let found: Vec<u64> = frontier[s]
+                    .par_chunks(1024)
+                    .flat_map_iter(|chunk| {
+                        let mut found = Vec::new();
+                        for &i in chunk {
+                            let result = if depth % 2 == 0 {
+                                work.mark_wins(i, stm, parent_states, depth + 1, &mut found)
+                            } else {
+                                work.count_down(i, stm, parent_states, depth, &mut found, &later)
+                            };
+                            if let Err(e) = result {
+                                fail(e);
+                            }
+                        }
+                        observer.progressed(chunk.len() as u64);
+                        found
+                    })
+                    .collect();
+                next[1 - s].extend(found);
+            }
+            if let Some(e) = failed() {
+                return Err(e);
+            }
+            for (due, s, i) in later.into_inner().expect("no panics while locked") {
+                waiting.losses.entry(due).or_default().push((s, i));
+            }
+            frontier = next;
+            depth += 1;
+        }
+
+        // Pending positions are draws.
+        let mut max_plies = 0;
+        let codes: Vec<u32> = states
+            .iter()
+            .flat_map(|side| side.iter())
+            .map(|state| {
+                let state = state.load(Ordering::Relaxed);
+                if state & PENDING != 0 {
+                    u32::from(DRAW)
+                } else {
+                    if state >= 2 {
+                        max_plies = max_plies.max(u32::from(state) - 2);
+                    }
+                    u32::from(state)
+                }
+            })
+            .collect();
+        let header = Header {
+            files: geo.files(),
+            ranks: geo.ranks(),
+            material: material.to_string(),
+            index_scheme: retro_format::INDEX_SCHEME,
+            symmetries: indexer.symmetry_count() as u8,
+            entries_per_side: size,
+            value_width: retro_format::width_for(max_plies),
+            max_plies,
+        };
+        let body = retro_format::encode_body(&header, codes.into_iter())?;
+        let path = self.path_of(material);
+        retro_format::write_table(&path, &header, &body)?;
+        Ok(BuildReport {
+            material,
+            path,
+            reused: false,
+            entries_per_side: size,
+            max_plies,
+            seconds: start.elapsed().as_secs_f64(),
+            depths: depth,
+        })
+    }
+}
+
+fn new_states(entries: usize) -> Vec<AtomicU16> {
+    let mut v = Vec::with_capacity(entries);
+    v.resize_with(entries, || AtomicU16::new(NO_POSITION));
+    v
+}
+
+/// Positions waiting for a later depth: capture-wins (found by scanning, so only the depths
+/// are kept) and capture-losses (kept by side and index).
+#[derive(Default)]
+struct Waiting {
+    capture_wins: BTreeSet<u32>,
+    losses: BTreeMap<u32, Vec<(usize, u64)>>,
+}
+
+impl Waiting {
+    fn merge(&mut self, other: Waiting) {
+        self.capture_wins.extend(other.capture_wins);
+        for (depth, list) in other.losses {
+            self.losses.entry(depth).or_default().extend(list);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.capture_wins.is_empty() && self.losses.is_empty()
+    }
+}
+
+/// The smaller tables captures lead into.
+struct Subtables {
+    tables: HashMap<Material, (Table, Indexer)>,
+}
+
+impl Subtables {
+    fn open(builder: &Builder, material: Material) -> Result<Subtables, GenError> {
+        let mut tables = HashMap::new();
+        for side in Side::ALL {
+            for piece in Piece::PROMOTIONS {
+                if let Some(smaller) = material.without(side, piece) {
+                    let canonical = smaller.canonical().0;
+                    if tables.contains_key(&canonical) {
+                        continue;
+                    }
+                    let table = Table::open(&builder.path_of(canonical))?;
+                    let indexer = Indexer::new(&builder.geo, canonical).map_err(|e| {
+                        GenError::Unsupported {
+                            material: canonical.to_string(),
+                            reason: e.to_string(),
+                        }
+                    })?;
+                    tables.insert(canonical, (table, indexer));
+                }
+            }
+        }
+        Ok(Subtables { tables })
+    }
+
+    /// The value, for its side to move, of a position of a smaller material.
+    fn probe(&self, geo: &Geometry, p: &TablePosition) -> Result<Value, GenError> {
+        let (canonical, flipped) = p.material().canonical();
+        let inconsistent = || GenError::Inconsistent {
+            material: canonical.to_string(),
+            fen: p.to_natural(geo).fen(),
+        };
+        let (table, indexer) = self.tables.get(&canonical).ok_or_else(inconsistent)?;
+        let q = if flipped { p.colour_flipped(geo) } else { *p };
+        let index = indexer.index(geo, &q).ok_or_else(inconsistent)?;
+        match table.value(q.side_to_move() == Side::White, index)? {
+            Value::Illegal => Err(inconsistent()),
+            value => Ok(value),
+        }
+    }
+}
+
+struct Work<'a> {
+    geo: &'a Geometry,
+    indexer: &'a Indexer,
+    subtables: &'a Subtables,
+}
+
+/// What a position's captures say.
+#[derive(Default)]
+struct Captures {
+    /// The quickest win by a capture, in plies.
+    win: Option<u32>,
+    /// A capture into a draw.
+    escape: bool,
+    /// The longest loss by a capture (every capture losing), in plies.
+    loss: Option<u32>,
+}
+
+impl Captures {
+    fn add(&mut self, child: Value) {
+        match child {
+            Value::Loss(k) => self.win = Some(self.win.map_or(k + 1, |w| w.min(k + 1))),
+            Value::Draw => self.escape = true,
+            Value::Win(k) => self.loss = Some(self.loss.map_or(k + 1, |l| l.max(k + 1))),
+            Value::Illegal => unreachable!("probe rejects illegal children"),
+        }
+    }
+}
+
+impl Work<'_> {
+    /// The initial state of index `i` with `stm` to move.
+    fn classify(&self, i: u64, stm: Side, waiting: &mut Waiting) -> Result<u16, GenError> {
+        let geo = self.geo;
+        let Some(p) = self
+            .indexer
+            .position::<{ retro_engine::TABLE_MEN }>(geo, i, stm)
+        else {
+            return Ok(NO_POSITION);
+        };
+        if !p.is_legal(geo) {
+            return Ok(NO_POSITION);
+        }
+        let mut weight: u32 = 0;
+        let mut any = false;
+        let mut captures = Captures::default();
+        let mut error = None;
+        p.for_each_move(geo, |mv, child| {
+            any = true;
+            if mv.captured.is_some() {
+                match self.subtables.probe(geo, &child) {
+                    Ok(v) => captures.add(v),
+                    Err(e) => error = Some(e),
+                }
+            } else {
+                weight += self.indexer.stabilizer_size(geo, &child);
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        if !any {
+            return Ok(if p.in_check(geo, stm) {
+                decided(0)
+            } else {
+                DRAW
+            });
+        }
+        if weight > u32::from(COUNT_MASK) {
+            return Err(GenError::Unsupported {
+                material: self.indexer.material().to_string(),
+                reason: "too many moves in one position".into(),
+            });
+        }
+        let side = usize::from(stm == Side::Black);
+        Ok(if let Some(k) = captures.win {
+            waiting.capture_wins.insert(k);
+            pending(CAPTURE_WIN, k as u16)
+        } else if captures.escape {
+            pending(ESCAPE, 0)
+        } else if let Some(k) = captures.loss {
+            if weight == 0 {
+                waiting.losses.entry(k).or_default().push((side, i));
+            }
+            pending(CAPTURE_LOSS, weight as u16)
+        } else {
+            pending(PLAIN, weight as u16)
+        })
+    }
+
+    fn predecessors(
+        &self,
+        i: u64,
+        stm: Side,
+        visit: impl FnMut(TablePosition),
+    ) -> Result<(), GenError> {
+        let p = self
+            .indexer
+            .position::<{ retro_engine::TABLE_MEN }>(self.geo, i, stm)
+            .ok_or_else(|| GenError::Inconsistent {
+                material: self.indexer.material().to_string(),
+                fen: format!("index {i}"),
+            })?;
+        p.for_each_predecessor(self.geo, Retractions::QUIET, visit);
+        Ok(())
+    }
+
+    /// Even depths: the predecessors of a loss in `depth − 1` still pending become wins in `depth`.
+    fn mark_wins(
+        &self,
+        i: u64,
+        stm: Side,
+        parents: &[AtomicU16],
+        depth: u32,
+        found: &mut Vec<u64>,
+    ) -> Result<(), GenError> {
+        self.predecessors(i, stm, |q| {
+            let j = self
+                .indexer
+                .index(self.geo, &q)
+                .expect("legal predecessors have an index");
+            let state = &parents[j as usize];
+            let mut old = state.load(Ordering::Relaxed);
+            while old & PENDING != 0 {
+                match state.compare_exchange_weak(
+                    old,
+                    decided(depth),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        found.push(j);
+                        break;
+                    }
+                    Err(now) => old = now,
+                }
+            }
+        })
+    }
+
+    /// Odd depths: the predecessors of a win in `depth` lose one (weighted) unresolved move;
+    /// those left with none are lost in `depth + 1`, or later if a capture-loss says so.
+    fn count_down(
+        &self,
+        i: u64,
+        stm: Side,
+        parents: &[AtomicU16],
+        depth: u32,
+        found: &mut Vec<u64>,
+        later: &Mutex<Vec<(u32, usize, u64)>>,
+    ) -> Result<(), GenError> {
+        let parent_side = Side::ALL[usize::from(stm == Side::White)];
+        let mut error = None;
+        self.predecessors(i, stm, |q| {
+            let j = self
+                .indexer
+                .index(self.geo, &q)
+                .expect("legal predecessors have an index");
+            let weight = self.indexer.stabilizer_size(self.geo, &q) as u16;
+            let state = &parents[j as usize];
+            let mut old = state.load(Ordering::Relaxed);
+            loop {
+                if old & PENDING == 0 || matches!(kind_of(old), ESCAPE | CAPTURE_WIN) {
+                    return;
+                }
+                let count = old & COUNT_MASK;
+                if count < weight {
+                    error = Some(GenError::Inconsistent {
+                        material: self.indexer.material().to_string(),
+                        fen: q.to_natural(self.geo).fen(),
+                    });
+                    return;
+                }
+                match state.compare_exchange_weak(
+                    old,
+                    old - weight,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => break,
+                    Err(now) => old = now,
+                }
+            }
+            if old & COUNT_MASK != weight {
+                return;
+            }
+            // Every quiet move of the parent loses.
+            let due = if kind_of(old) == CAPTURE_LOSS {
+                match self.capture_loss_depth(j, parent_side) {
+                    Ok(k) => k.max(depth + 1),
+                    Err(e) => {
+                        error = Some(e);
+                        return;
+                    }
+                }
+            } else {
+                depth + 1
+            };
+            if due == depth + 1 {
+                state.store(decided(due), Ordering::Relaxed);
+                found.push(j);
+            } else {
+                later.lock().expect("no panics while locked").push((
+                    due,
+                    usize::from(parent_side == Side::Black),
+                    j,
+                ));
+            }
+        })?;
+        error.map_or(Ok(()), Err)
+    }
+
+    /// The longest loss through a capture, for a position whose captures all lose.
+    fn capture_loss_depth(&self, j: u64, stm: Side) -> Result<u32, GenError> {
+        let geo = self.geo;
+        let p = self
+            .indexer
+            .position::<{ retro_engine::TABLE_MEN }>(geo, j, stm)
+            .expect("a pending entry is a position");
+        let mut captures = Captures::default();
+        let mut error = None;
+        p.for_each_move(geo, |mv, child| {
+            if mv.captured.is_some() {
+                match self.subtables.probe(geo, &child) {
+                    Ok(v) => captures.add(v),
+                    Err(e) => error = Some(e),
+                }
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        captures
+            .loss
+            .filter(|_| captures.win.is_none() && !captures.escape)
+            .ok_or_else(|| GenError::Inconsistent {
+                material: self.indexer.material().to_string(),
+                fen: p.to_natural(geo).fen(),
+            })
+    }
+}
+
+/// Reads the value of `p` from the table file in `dir` (for tests and tools that have no
+/// tablebase at hand).
+pub fn probe_file(dir: &Path, geo: &Geometry, p: &TablePosition) -> Result<Value, GenError> {
+    let (canonical, flipped) = p.material().canonical();
+    let board = geo.board();
+    let path = dir.join(retro_format::file_name(
+        &canonical.to_string(),
+        board.files(),
+        board.ranks(),
+    ));
+    let table = Table::open(&path)?;
+    let indexer = Indexer::new(geo, canonical).map_err(|e| GenError::Unsupported {
+        material: canonical.to_string(),
+        reason: e.to_string(),
+    })?;
+    let q = if flipped { p.colour_flipped(geo) } else { *p };
+    let index = indexer
+        .index(geo, &q)
+        .ok_or_else(|| GenError::Inconsistent {
+            material: canonical.to_string(),
+            fen: p.to_natural(geo).fen(),
+        })?;
+    Ok(table.value(q.side_to_move() == Side::White, index)?)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,171 @@
+//! The generator against the reference solver of `retro-game` running on the natural model:
+//! every legal position of the material and of everything its captures reach, both sides to
+//! move, on small boards.
+
+use super::*;
+use retro_engine::TablePosition;
+use retro_game::solve;
+use retro_rules::chess::universe;
+use retro_rules::{Chess, Man};
+
+struct Tables {
+    geo: Geometry,
+    tables: HashMap<Material, (Table, Indexer)>,
+}
+
+impl Tables {
+    fn open(dir: &Path, board: Board, materials: &[Material]) -> Tables {
+        let geo = Geometry::new(board);
+        let tables = materials
+            .iter()
+            .map(|&m| {
+                let path = dir.join(retro_format::file_name(
+                    &m.to_string(),
+                    board.files(),
+                    board.ranks(),
+                ));
+                (
+                    m,
+                    (Table::open(&path).unwrap(), Indexer::new(&geo, m).unwrap()),
+                )
+            })
+            .collect();
+        Tables { geo, tables }
+    }
+
+    fn value(&self, p: &retro_rules::Position) -> Value {
+        let fast: TablePosition = TablePosition::from_natural(&self.geo, p).unwrap();
+        let (canonical, flipped) = fast.material().canonical();
+        let q = if flipped {
+            fast.colour_flipped(&self.geo)
+        } else {
+            fast
+        };
+        let (table, indexer) = &self.tables[&canonical];
+        table
+            .value(
+                q.side_to_move() == Side::White,
+                indexer.index(&self.geo, &q).unwrap(),
+            )
+            .unwrap()
+    }
+}
+
+/// Builds `material` on `board` and compares every legal position with the reference solver.
+fn compare_with_reference(material: &str, board: (usize, usize)) {
+    let board = Board::new(board.0, board.1).unwrap();
+    let material: Material = material.parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let builder = Builder::new(board, dir.path());
+    let reports = builder.build(&[material], &Silent).unwrap();
+    let built: Vec<Material> = reports.iter().map(|r| r.material).collect();
+    let tables = Tables::open(dir.path(), board, &built);
+
+    let men: Vec<Man> = material.men();
+    let positions = universe(board, &men);
+    let white = solve(&Chess::WHITE, positions.iter().cloned()).unwrap();
+    let black = solve(&Chess::BLACK, positions.iter().cloned()).unwrap();
+    let mut checked = 0;
+    for p in positions
+        .iter()
+        .filter(|p| retro_rules::laws::chess_legal(p))
+    {
+        let stm = retro_rules::position::to_move(p);
+        // Player I is the side whose wins a game describes; the side to move wins in 2n + 1
+        // plies when n is least with p ∈ win1_by, and loses in 2n plies when the other side's
+        // game has n least with p ∈ win2_by.
+        let (mine, theirs) = if stm == Side::White {
+            (&white, &black)
+        } else {
+            (&black, &white)
+        };
+        let expected = match (mine.least_win1_by(p), theirs.least_win2_by(p)) {
+            (Some(n), None) => Value::Win(2 * n + 1),
+            (None, Some(n)) => Value::Loss(2 * n),
+            (None, None) => Value::Draw,
+            (Some(_), Some(_)) => panic!("{} is won by both sides", p.fen()),
+        };
+        assert_eq!(
+            tables.value(p),
+            expected,
+            "{} ({material} on {board})",
+            p.fen()
+        );
+        checked += 1;
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn krk_on_4x4_matches_the_reference_solver() {
+    compare_with_reference("KRvK", (4, 4));
+}
+
+#[test]
+fn krk_on_5x5_matches_the_reference_solver() {
+    compare_with_reference("KRvK", (5, 5));
+}
+
+#[test]
+fn kqkr_on_4x4_matches_the_reference_solver() {
+    compare_with_reference("KQvKR", (4, 4));
+}
+
+#[test]
+fn kqkr_on_5x5_matches_the_reference_solver() {
+    compare_with_reference("KQvKR", (5, 5));
+}
+
+#[test]
+fn small_and_symmetric_materials_match_the_reference_solver() {
+    // Identical men, a knight's odd geometry, non-square boards (4 symmetries), and odd sides
+    // (kings on the middle file and rank, where symmetric positions are common).
+    for (material, board) in [
+        ("KBBvK", (4, 4)),
+        ("KNNvK", (4, 4)),
+        ("KRRvK", (3, 3)),
+        ("KBNvK", (3, 4)),
+        ("KRvKN", (5, 3)),
+        ("KQvKQ", (3, 5)),
+        ("KRvKB", (5, 4)),
+        ("KQvK", (5, 5)),
+    ] {
+        compare_with_reference(material, board);
+    }
+}
+
+#[test]
+fn plans_build_smaller_materials_first() {
+    let builder = Builder::new(Board::STANDARD, "unused");
+    let plan = builder.plan(&["KRBvKR".parse().unwrap()]).unwrap();
+    let names: Vec<String> = plan.iter().map(|m| m.to_string()).collect();
+    assert_eq!(
+        names,
+        ["KvK", "KBvK", "KRvK", "KRBvK", "KRvKB", "KRvKR", "KRBvKR"]
+    );
+    assert!(builder.plan(&["KPvK".parse().unwrap()]).is_err());
+}
+
+#[test]
+fn existing_tables_are_reused_and_damaged_ones_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::new(4, 4).unwrap();
+    let builder = Builder::new(board, dir.path());
+    let krk: Material = "KRvK".parse().unwrap();
+    let first = builder.build(&[krk], &Silent).unwrap();
+    assert!(first.iter().all(|r| !r.reused));
+    let second = builder.build(&[krk], &Silent).unwrap();
+    assert!(second.iter().all(|r| r.reused));
+    // Damage the KRvK file: it is rebuilt, KvK is kept.
+    let path = builder.path_of(krk);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&path, bytes).unwrap();
+    let third = builder.build(&[krk], &Silent).unwrap();
+    assert_eq!(
+        third.iter().map(|r| r.reused).collect::<Vec<_>>(),
+        vec![true, false]
+    );
+    assert!(Table::open(&path).is_ok());
+}

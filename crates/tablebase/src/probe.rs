@@ -1,0 +1,302 @@
+//! Probing: the value of a position, its moves rated best first, and the best line.
+//!
+//! Owns: [`Tablebase`], [`RatedMove`], [`ProbeError`].
+
+use retro_engine::notation::notated_moves;
+use retro_engine::{Geometry, Indexer, Material, Position, TablePosition};
+use retro_format::{FormatError, Table, Value};
+use retro_rules::{Board, Side};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Why a position cannot be probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// No table file for the material.
+    #[error("no table for {material} on {board} in {}: build it with `retro gen {material} --board {board}`", dir.display())]
+    NoTable {
+        /// The material (canonical).
+        material: Material,
+        /// The board.
+        board: Board,
+        /// The directory searched.
+        dir: PathBuf,
+    },
+    /// The table file is damaged or foreign.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The table's header does not describe this material and board.
+    #[error("{}: the file holds {found}, not {expected}", path.display())]
+    WrongTable {
+        /// The file.
+        path: PathBuf,
+        /// What it should hold.
+        expected: String,
+        /// What it holds.
+        found: String,
+    },
+    /// The position has more men than tables are built for, or pawns.
+    #[error("no tables exist for {material}: {reason}")]
+    Unsupported {
+        /// The material.
+        material: Material,
+        /// Why.
+        reason: String,
+    },
+    /// The table has no value for a legal position.
+    #[error("the table of {material} has no value for the legal position {fen}; the file is inconsistent — rebuild and verify it")]
+    Inconsistent {
+        /// The material.
+        material: Material,
+        /// The position.
+        fen: String,
+    },
+}
+
+/// An opened table and its index.
+pub(crate) struct Loaded {
+    pub(crate) table: Table,
+    pub(crate) indexer: Indexer,
+}
+
+/// The tables of one board in one directory, opened on demand.
+pub struct Tablebase {
+    geo: Geometry,
+    dir: PathBuf,
+    open: Mutex<HashMap<Material, Arc<Loaded>>>,
+}
+
+/// A legal move with the value of the position it leads to.
+#[derive(Debug, Clone)]
+pub struct RatedMove {
+    /// SAN.
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+    /// The position after the move.
+    pub after: Position,
+    /// Its value for the side to move after the move.
+    pub value: Value,
+    /// Whether the move checkmates.
+    pub checkmate: bool,
+    /// Whether the move stalemates.
+    pub stalemate: bool,
+}
+
+impl RatedMove {
+    /// Sort key, best first for the side making the move: quickest win, then draws, then the
+    /// longest resistance.
+    fn key(&self) -> (u8, i64) {
+        match self.value {
+            Value::Loss(n) => (0, i64::from(n)),
+            Value::Draw | Value::Illegal => (1, 0),
+            Value::Win(n) => (2, -i64::from(n)),
+        }
+    }
+}
+
+impl Tablebase {
+    /// The tables of `board` in `dir`.
+    pub fn new(board: Board, dir: impl Into<PathBuf>) -> Tablebase {
+        Tablebase {
+            geo: Geometry::new(board),
+            dir: dir.into(),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The board.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The path of `material`'s table (canonical material).
+    pub fn path_of(&self, material: Material) -> PathBuf {
+        let b = self.geo.board();
+        self.dir.join(retro_format::file_name(
+            &material.to_string(),
+            b.files(),
+            b.ranks(),
+        ))
+    }
+
+    pub(crate) fn load(&self, material: Material) -> Result<Arc<Loaded>, ProbeError> {
+        if let Some(t) = self
+            .open
+            .lock()
+            .expect("no panics while locked")
+            .get(&material)
+        {
+            return Ok(t.clone());
+        }
+        let unsupported = |reason: String| ProbeError::Unsupported { material, reason };
+        if material.has_pawns() {
+            return Err(unsupported(
+                "tables are built for pawnless material only".into(),
+            ));
+        }
+        let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let path = self.path_of(material);
+        let table = match Table::open(&path) {
+            Ok(t) => t,
+            Err(FormatError::Missing { .. }) => {
+                return Err(ProbeError::NoTable {
+                    material,
+                    board: self.geo.board(),
+                    dir: self.dir.clone(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let h = table.header();
+        let board = self.geo.board();
+        let expected = format!("{material} on {board}, {} entries per side", indexer.size());
+        let found = format!(
+            "{} on {}x{}, {} entries per side",
+            h.material, h.files, h.ranks, h.entries_per_side
+        );
+        if expected != found || h.index_scheme != retro_format::INDEX_SCHEME {
+            return Err(ProbeError::WrongTable {
+                path,
+                expected,
+                found,
+            });
+        }
+        let loaded = Arc::new(Loaded { table, indexer });
+        self.open
+            .lock()
+            .expect("no panics while locked")
+            .insert(material, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Opens (and checks) the table of a canonical material.
+    pub fn table(&self, material: Material) -> Result<(), ProbeError> {
+        self.load(material).map(|_| ())
+    }
+
+    /// The value of a legal position for its side to move.
+    pub fn value<const N: usize>(&self, p: &Position<N>) -> Result<Value, ProbeError> {
+        let geo = &self.geo;
+        let small: TablePosition = p.resized().map_err(|_| ProbeError::Unsupported {
+            material: p.material(),
+            reason: "too many men".into(),
+        })?;
+        let (canonical, flipped) = small.material().canonical();
+        let loaded = self.load(canonical)?;
+        let q = if flipped {
+            small.colour_flipped(geo)
+        } else {
+            small
+        };
+        let inconsistent = || ProbeError::Inconsistent {
+            material: canonical,
+            fen: p.to_natural(geo).fen(),
+        };
+        let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
+        match loaded.table.value(q.side_to_move() == Side::White, index)? {
+            Value::Illegal => Err(inconsistent()),
+            v => Ok(v),
+        }
+    }
+
+    /// Every legal move of `p` with the value it leads to, best first for the side to move
+    /// (ties in SAN order).
+    pub fn rated_moves(&self, p: &Position) -> Result<Vec<RatedMove>, ProbeError> {
+        let geo = &self.geo;
+        let mut moves = Vec::new();
+        for m in notated_moves(geo, p) {
+            let value = self.value(&m.after)?;
+            let has_moves = m.after.has_legal_move(geo);
+            let check = m.after.in_check(geo, m.after.side_to_move());
+            moves.push(RatedMove {
+                san: m.san,
+                uci: m.uci,
+                after: m.after,
+                value,
+                checkmate: check && !has_moves,
+                stalemate: !check && !has_moves,
+            });
+        }
+        moves.sort_by(|a, b| a.key().cmp(&b.key()).then_with(|| a.san.cmp(&b.san)));
+        Ok(moves)
+    }
+
+    /// The best line from `p`: the winner mates as fast as possible, the loser resists as long
+    /// as possible, until mate. Empty for a draw (there is no forced mate to follow) or a
+    /// position already mated.
+    pub fn best_line(&self, p: &Position) -> Result<Vec<RatedMove>, ProbeError> {
+        let mut line = Vec::new();
+        let mut current = *p;
+        if !matches!(self.value(&current)?, Value::Win(_) | Value::Loss(_)) {
+            return Ok(line);
+        }
+        while let Some(best) = self.rated_moves(&current)?.into_iter().next() {
+            current = best.after;
+            let done = best.checkmate;
+            line.push(best);
+            if done {
+                break;
+            }
+        }
+        Ok(line)
+    }
+}
+
+/// The value in words for `stm`: "White to move: mate in 16", "Black to move: loses, mated in
+/// 15", "White to move: draw", "Black is checkmated".
+pub fn describe(stm: Side, value: Value) -> String {
+    match value {
+        Value::Win(n) => format!("{stm} to move: mate in {} ({n} plies)", n.div_ceil(2)),
+        Value::Loss(0) => format!("{stm} to move: is checkmated"),
+        Value::Loss(n) => format!("{stm} to move: loses, mated in {} ({n} plies)", n / 2),
+        Value::Draw => format!("{stm} to move: draw"),
+        Value::Illegal => format!("{stm} to move: not a legal position"),
+    }
+}
+
+/// Lichess's category of a value for the side to move: `win`, `draw` or `loss`.
+pub fn category(value: Value) -> &'static str {
+    match value {
+        Value::Win(_) => "win",
+        Value::Loss(_) => "loss",
+        _ => "draw",
+    }
+}
+
+/// Lichess's signed depth to mate in plies: positive when the side to move wins, negative when
+/// it loses (0 when checkmated), none for a draw.
+pub fn signed_dtm(value: Value) -> Option<i64> {
+    match value {
+        Value::Win(n) => Some(i64::from(n)),
+        Value::Loss(n) => Some(-i64::from(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_signs() {
+        assert_eq!(
+            describe(Side::White, Value::Win(31)),
+            "White to move: mate in 16 (31 plies)"
+        );
+        assert_eq!(
+            describe(Side::Black, Value::Loss(30)),
+            "Black to move: loses, mated in 15 (30 plies)"
+        );
+        assert_eq!(describe(Side::Black, Value::Draw), "Black to move: draw");
+        assert_eq!(signed_dtm(Value::Loss(30)), Some(-30));
+        assert_eq!(signed_dtm(Value::Draw), None);
+        assert_eq!(category(Value::Win(1)), "win");
+    }
+}

@@ -1,0 +1,163 @@
+//! Statistics of a table: legal positions, wins, draws and losses for the side to move, the
+//! longest win and loss with an example, and the number of positions at each depth — in two
+//! counting conventions.
+//!
+//! Owns: [`MaterialStats`], [`SideStats`], [`Counts`], [`material_stats`].
+//!
+//! * **raw**: every placement of the men on the board, identical men distinguishable, no
+//!   symmetry reduction — Hurd's convention in Table 1. A stored (canonical) position `x`
+//!   stands for `L · |G| / |Stab x|` placements, where `G` is the symmetry group the index
+//!   removes and `L = ∏ kᵢ!` the number of ways to label its identical men.
+//! * **unique**: the number of orbits of those placements under `G`, by Burnside's lemma,
+//!   `(1/|G|) Σ_g |Fix g|`. The placements of `x`'s orbit contribute `L · |G|/|Stab x| ·
+//!   PF(x)`, where `PF(x)` counts the symmetries leaving every man on its own square, so `x`
+//!   stands for `L · PF(x) / |Stab x|` orbits — 1 when its men are all different.
+
+use crate::probe::{ProbeError, Tablebase};
+use rayon::prelude::*;
+use retro_engine::{Indexer, Material, TablePosition, TABLE_MEN};
+use retro_format::{Table, Value};
+use retro_rules::Side;
+use std::collections::BTreeMap;
+
+/// A number of positions in both conventions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Placements, identical men distinguishable, no symmetry reduction.
+    pub raw: u64,
+    /// Orbits of placements under the board's symmetries.
+    pub unique: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.raw += other.raw;
+        self.unique += other.unique;
+    }
+}
+
+/// The statistics of one side to move.
+#[derive(Debug, Clone, Default)]
+pub struct SideStats {
+    /// Legal positions.
+    pub legal: Counts,
+    /// Won for the side to move.
+    pub win: Counts,
+    /// Drawn.
+    pub draw: Counts,
+    /// Lost for the side to move.
+    pub loss: Counts,
+    /// The longest win, in plies, and an example.
+    pub longest_win: Option<(u32, String)>,
+    /// The longest loss, in plies, and an example.
+    pub longest_loss: Option<(u32, String)>,
+    /// Positions by depth to mate in plies: wins at odd depths, losses at even ones.
+    pub by_plies: BTreeMap<u32, Counts>,
+}
+
+/// The statistics of a table.
+#[derive(Debug, Clone)]
+pub struct MaterialStats {
+    /// The material (canonical).
+    pub material: Material,
+    /// White to move, then Black to move.
+    pub sides: [SideStats; 2],
+}
+
+impl MaterialStats {
+    /// The statistics of `side` to move.
+    pub fn side(&self, side: Side) -> &SideStats {
+        &self.sides[usize::from(side == Side::Black)]
+    }
+}
+
+/// Computes the statistics of `material`'s table (canonical material).
+pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStats, ProbeError> {
+    let loaded = tb.load(material)?;
+    let (table, indexer) = (&loaded.table, &loaded.indexer);
+    let geo = tb.geometry();
+    let group = indexer.symmetry_count() as u64;
+    let labels = indexer.labelings();
+    let size = indexer.size();
+    let mut sides: [SideStats; 2] = Default::default();
+    for (s, stm) in Side::ALL.into_iter().enumerate() {
+        const CHUNK: u64 = 1 << 16;
+        let partial: Vec<(BTreeMap<u32, Counts>, Counts, Counts)> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|chunk| -> Result<_, ProbeError> {
+                let mut by_plies: BTreeMap<u32, Counts> = BTreeMap::new();
+                let mut draw = Counts::default();
+                let mut legal = Counts::default();
+                for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(size) {
+                    let value = table.value(stm == Side::White, i)?;
+                    if value == Value::Illegal {
+                        continue;
+                    }
+                    let weight = if indexer.kings_are_asymmetric(i) {
+                        Counts {
+                            raw: labels * group,
+                            unique: labels,
+                        }
+                    } else {
+                        let p: TablePosition = indexer.position(geo, i, stm).ok_or_else(|| {
+                            ProbeError::Inconsistent {
+                                material,
+                                fen: format!("index {i} holds a value but is not a position"),
+                            }
+                        })?;
+                        let stabilizer = u64::from(indexer.stabilizer_size(geo, &p));
+                        let fixers = u64::from(indexer.pointwise_fixers(geo, &p));
+                        Counts {
+                            raw: labels * group / stabilizer,
+                            unique: labels * fixers / stabilizer,
+                        }
+                    };
+                    legal.add(weight);
+                    match value.plies() {
+                        Some(n) => by_plies.entry(n).or_default().add(weight),
+                        None => draw.add(weight),
+                    }
+                }
+                Ok((by_plies, draw, legal))
+            })
+            .collect::<Result<_, _>>()?;
+        let stats = &mut sides[s];
+        for (by_plies, draw, legal) in partial {
+            stats.draw.add(draw);
+            stats.legal.add(legal);
+            for (n, c) in by_plies {
+                stats.by_plies.entry(n).or_default().add(c);
+            }
+        }
+        for (&n, &c) in &stats.by_plies {
+            if n % 2 == 1 {
+                stats.win.add(c);
+            } else {
+                stats.loss.add(c);
+            }
+        }
+        let deepest = |odd: bool| {
+            stats
+                .by_plies
+                .keys()
+                .rev()
+                .copied()
+                .find(|n| (n % 2 == 1) == odd)
+        };
+        stats.longest_win =
+            deepest(true).map(|n| (n, example(tb, table, indexer, stm, Value::Win(n))));
+        stats.longest_loss =
+            deepest(false).map(|n| (n, example(tb, table, indexer, stm, Value::Loss(n))));
+    }
+    Ok(MaterialStats { material, sides })
+}
+
+/// The FEN of the first position (by index) with `value`.
+fn example(tb: &Tablebase, table: &Table, indexer: &Indexer, stm: Side, value: Value) -> String {
+    let geo = tb.geometry();
+    (0..indexer.size())
+        .find(|&i| table.value(stm == Side::White, i).ok() == Some(value))
+        .and_then(|i| indexer.position::<TABLE_MEN>(geo, i, stm))
+        .map(|p| p.to_natural(geo).fen())
+        .unwrap_or_default()
+}
