@@ -20,9 +20,11 @@ pub fn tables_dir(dir: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("tables"))
 }
 
-/// Progress bars for building, one per material and phase; hidden with `--quiet`.
+/// Progress bars for building, one per material and phase, hidden with `--quiet`; a line per
+/// table either way.
 pub struct Bars {
     quiet: bool,
+    lines_to_stderr: bool,
     multi: MultiProgress,
     current: Mutex<Option<ProgressBar>>,
 }
@@ -31,9 +33,16 @@ impl Bars {
     pub fn new(quiet: bool) -> Bars {
         Bars {
             quiet,
+            lines_to_stderr: false,
             multi: MultiProgress::new(),
             current: Mutex::new(None),
         }
+    }
+
+    /// Reports each table on standard error, keeping standard output for the command's result.
+    pub fn lines_to_stderr(mut self) -> Bars {
+        self.lines_to_stderr = true;
+        self
     }
 }
 
@@ -78,13 +87,13 @@ impl Observer for Bars {
         if let Some(bar) = self.current.lock().expect("no panics while locked").take() {
             bar.finish_and_clear();
         }
-        if self.quiet {
-            return;
-        }
         let what = if report.reused {
             "kept (file present and intact)".to_string()
         } else {
-            format!("built in {:.2} s", report.seconds)
+            format!(
+                "built in {:.2} s ({:.2} s generating moves)",
+                report.seconds, report.init_seconds
+            )
         };
         let line = format!(
             "{:>14}  {what}; longest mate {} plies; {} entries per side; {}",
@@ -93,7 +102,13 @@ impl Observer for Bars {
             report.entries_per_side,
             report.path.display()
         );
-        let _ = self.multi.println(line);
+        self.multi.suspend(|| {
+            if self.lines_to_stderr {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        });
     }
 }
 
@@ -489,7 +504,7 @@ pub fn table1(dir: Option<PathBuf>, format: Table1Format, quiet: bool) -> Result
     let dir = tables_dir(dir);
     let board = Board::STANDARD;
     let builder = Builder::new(board, &dir);
-    let bars = Bars::new(quiet);
+    let bars = Bars::new(quiet).lines_to_stderr();
     let start = std::time::Instant::now();
     builder
         .build(&table1::materials(), &bars)

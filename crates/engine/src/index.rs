@@ -243,7 +243,15 @@ impl Indexer {
             return None;
         }
         let mut best: Option<([Sq; MAX_INDEXED_MEN], u16)> = None;
-        let mut mask = pair.symmetries;
+        if pair.symmetries == 1 && self.symmetries[0] == 0 {
+            // Only the identity takes the kings to their least pair: the position is canonical.
+            let mut squares = [0 as Sq; MAX_INDEXED_MEN];
+            for (i, m) in men.iter().enumerate() {
+                squares[i] = m.sq;
+            }
+            best = Some((squares, p.en_passant().map_or(0, |t| 1 + u16::from(t))));
+        }
+        let mut mask = if best.is_some() { 0 } else { pair.symmetries };
         while mask != 0 {
             let bit = mask.trailing_zeros() as usize;
             mask &= mask - 1;
@@ -317,53 +325,53 @@ impl Indexer {
         let rest = index % self.placements;
         let (wk, bk) = self.pairs[(rest / self.inner) as usize];
         let mut inner = rest % self.inner;
-        let mut men: Vec<Man> = Vec::with_capacity(self.men.len());
-        men.push(Man {
+        let mut men = [Man {
             side: Side::White,
             piece: Piece::King,
             sq: wk,
-        });
-        men.push(Man {
+        }; MAX_INDEXED_MEN];
+        men[1] = Man {
             side: Side::Black,
             piece: Piece::King,
             sq: bk,
-        });
-        let mut digits = vec![0u64; self.groups.len()];
+        };
+        let mut digits = [0u64; MAX_INDEXED_MEN];
         for (digit, g) in digits.iter_mut().zip(&self.groups).rev() {
             *digit = inner % g.radix;
             inner /= g.radix;
         }
         for (g, &digit) in self.groups.iter().zip(&digits) {
             let mut rank = digit;
-            let mut ds = [0usize; MAX_INDEXED_MEN];
             for i in (0..g.count).rev() {
                 // The largest d < domain with C(d, i+1) ≤ rank (C(i, i+1) = 0 ≤ rank).
-                let (mut low, mut high) = (i, g.domain);
-                while high - low > 1 {
-                    let mid = (low + high) / 2;
-                    if self.binomial[mid][i + 1] <= rank {
-                        low = mid;
-                    } else {
-                        high = mid;
+                let d = if i == 0 {
+                    rank as usize
+                } else {
+                    let (mut low, mut high) = (i, g.domain);
+                    while high - low > 1 {
+                        let mid = (low + high) / 2;
+                        if self.binomial[mid][i + 1] <= rank {
+                            low = mid;
+                        } else {
+                            high = mid;
+                        }
                     }
-                }
-                let d = low;
-                ds[i] = d;
+                    low
+                };
                 rank -= self.binomial[d][i + 1];
-            }
-            for &d in &ds[..g.count] {
                 let sq = if g.piece == Piece::Pawn {
                     self.pawn_square(d)
                 } else {
                     d as Sq
                 };
-                men.push(Man {
+                men[g.start + i] = Man {
                     side: g.side,
                     piece: g.piece,
                     sq,
-                });
+                };
             }
         }
+        let men = &men[..self.men.len()];
         let ep = if ep_code == 0 {
             None
         } else {
@@ -379,14 +387,24 @@ impl Indexer {
             let pawn = men[group.start + j].sq;
             Some(geo.ahead(them, pawn, -1)?)
         };
-        let p: Position<N> = Position::new(geo, men, stm, ep).ok()?;
+        let p: Position<N> = Position::new(geo, men.iter().copied(), stm, ep).ok()?;
         if let Some(t) = ep {
             if !p.en_passant_consistent(geo, t) {
                 return None;
             }
         }
-        // Canonical: the index of the position is this index.
+        // Canonical: the index of the position is this index. When only the identity fixes the
+        // kings, the least king pair fixes the symmetry, so every such position is canonical.
+        if ep.is_none() && self.pair_fixers[usize::from(wk) * self.squares + usize::from(bk)] == 1 {
+            return Some(p);
+        }
         (self.index(geo, &p) == Some(index)).then_some(p)
+    }
+
+    /// Whether only the identity (of the index's symmetries) fixes both kings' squares.
+    #[inline]
+    pub fn kings_fixed_by_identity_only(&self, white_king: Sq, black_king: Sq) -> bool {
+        self.pair_fixers[usize::from(white_king) * self.squares + usize::from(black_king)] == 1
     }
 
     /// Whether every position with this index has a trivial stabilizer, judging by its kings

@@ -74,6 +74,16 @@ pub enum PositionError {
     OffBoard,
 }
 
+/// What decides the legality of the side to move's moves: its king, the men checking it, the
+/// squares ending a single check, and the pinned men with their pinners.
+struct Safety {
+    king: Option<Sq>,
+    checkers: u32,
+    block: SqSet,
+    pins: [(Sq, Sq); 8],
+    pin_count: usize,
+}
+
 /// The capacity of positions of endgame tables.
 pub const TABLE_MEN: usize = 8;
 
@@ -325,14 +335,16 @@ impl<const N: usize> Position<N> {
     /// Whether the position is legal: one king each, no pawn on an end rank, a valid en-passant
     /// target, and the side not to move not in check.
     pub fn is_legal(&self, geo: &Geometry) -> bool {
-        let kings = |s: Side| {
-            self.men()
-                .iter()
-                .filter(|m| m.side == s && m.piece == Piece::King)
-                .count()
+        // Men are kept in kind order, so one king each means: White's king first, Black's
+        // second, and no third.
+        let men = self.men();
+        let king = |i: usize, s: Side| {
+            men.get(i)
+                .is_some_and(|m| m.piece == Piece::King && m.side == s)
         };
-        kings(Side::White) == 1
-            && kings(Side::Black) == 1
+        king(0, Side::White)
+            && king(1, Side::Black)
+            && men.get(2).is_none_or(|m| m.piece != Piece::King)
             && self
                 .men()
                 .iter()
@@ -416,6 +428,43 @@ impl<const N: usize> Position<N> {
         p
     }
 
+    /// The position before a move: the man on `now` goes back to the empty square `origin` as
+    /// `before`, `restored` (a captured man) is put back, the other side is to move, with
+    /// en-passant target `ep`. `None` if a square is taken or the position would be too full.
+    #[inline]
+    pub(crate) fn moved_back(
+        &self,
+        now: Sq,
+        origin: Sq,
+        before: Piece,
+        restored: Option<Man>,
+        ep: Option<Sq>,
+    ) -> Option<Position<N>> {
+        if self.occ.contains(origin) {
+            return None;
+        }
+        let mut p = *self;
+        let i = p.men().iter().position(|m| m.sq == now)?;
+        p.occ.remove(now);
+        p.occ.insert(origin);
+        p.men[i].sq = origin;
+        p.men[i].piece = before;
+        p.stm = opponent(self.stm);
+        p.ep = ep;
+        p.restore_order(i);
+        if let Some(man) = restored {
+            let len = usize::from(p.len);
+            if p.occ.contains(man.sq) || len == N {
+                return None;
+            }
+            p.men[len] = man;
+            p.len += 1;
+            p.occ.insert(man.sq);
+            p.restore_order(len);
+        }
+        Some(p)
+    }
+
     /// Moves the man at `i`, the only one out of place, to its place in the fixed order.
     #[inline]
     fn restore_order(&mut self, mut i: usize) {
@@ -444,24 +493,147 @@ impl<const N: usize> Position<N> {
         from: Option<Sq>,
         mut visit: impl FnMut(Move, Position<N>),
     ) {
+        self.for_each_legal_move(geo, from, |mv| visit(mv, self.play(geo, &mv)));
+    }
+
+    /// Calls `visit` with every legal move (of the man on `from`, or of all men), without
+    /// building the positions they lead to — [`Position::play`] builds one on demand.
+    ///
+    /// Legality is decided once per position, not by making each move: the men giving check,
+    /// the squares that end a single check (the checker's and those between it and the king),
+    /// and the men pinned to their king with the line they may still move along. A king's move
+    /// is tested against every attacker with the king moved; an en-passant capture, which can
+    /// uncover two lines at once, is made and tested.
+    pub fn for_each_legal_move(
+        &self,
+        geo: &Geometry,
+        from: Option<Sq>,
+        mut visit: impl FnMut(Move),
+    ) {
+        let safety = self.safety(geo);
+        self.pseudo_legal_moves(geo, from, &mut |mv, capture_sq| {
+            if self.move_is_legal(geo, &safety, &mv, capture_sq) {
+                visit(mv);
+            }
+        });
+    }
+
+    /// The position after the legal move `mv`.
+    pub fn play(&self, geo: &Geometry, mv: &Move) -> Position<N> {
+        let capture_sq = if mv.en_passant {
+            geo.ahead(opponent(self.stm), mv.to, 1)
+        } else {
+            mv.captured.map(|_| mv.to)
+        };
+        let after = self.after_move(mv.from, mv.to, capture_sq, mv.promotion.unwrap_or(mv.piece));
+        let double_step = mv.piece == Piece::Pawn
+            && mv.promotion.is_none()
+            && geo.rank(mv.from).abs_diff(geo.rank(mv.to)) == 2;
+        if double_step {
+            after.with_double_step_target(geo, mv.from)
+        } else {
+            after
+        }
+    }
+
+    /// Checks and pins against the side to move.
+    fn safety(&self, geo: &Geometry) -> Safety {
+        let us = self.stm;
+        let mut safety = Safety {
+            king: self.king(us),
+            checkers: 0,
+            block: SqSet::EMPTY,
+            pins: [(0, 0); 8],
+            pin_count: 0,
+        };
+        let Some(king) = safety.king else {
+            return safety;
+        };
+        for &m in self.men() {
+            if m.side == us {
+                continue;
+            }
+            if Self::man_attacks(geo, m, king, self.occ) {
+                safety.checkers += 1;
+                safety.block = geo.between(m.sq, king);
+                safety.block.insert(m.sq);
+                continue;
+            }
+            let aligned = match (m.piece, geo.line(m.sq, king)) {
+                (_, Line::None) => false,
+                (Piece::Queen, _) => true,
+                (Piece::Rook, line) => line == Line::Straight,
+                (Piece::Bishop, line) => line == Line::Diagonal,
+                _ => false,
+            };
+            if aligned {
+                let blockers = geo.between(m.sq, king).and(self.occ);
+                if blockers.len() == 1 {
+                    let pinned = blockers.iter().next().expect("one blocker");
+                    if self.occupied_by_side(us, pinned) && safety.pin_count < safety.pins.len() {
+                        safety.pins[safety.pin_count] = (pinned, m.sq);
+                        safety.pin_count += 1;
+                    }
+                }
+            }
+        }
+        safety
+    }
+
+    fn occupied_by_side(&self, side: Side, sq: Sq) -> bool {
+        self.men().iter().any(|m| m.sq == sq && m.side == side)
+    }
+
+    /// Whether the pseudo-legal move `mv` leaves the mover's king safe.
+    fn move_is_legal(
+        &self,
+        geo: &Geometry,
+        safety: &Safety,
+        mv: &Move,
+        capture_sq: Option<Sq>,
+    ) -> bool {
+        let us = self.stm;
+        let Some(king) = safety.king else {
+            return true;
+        };
+        if mv.en_passant {
+            let after = self.after_move(mv.from, mv.to, capture_sq, Piece::Pawn);
+            return !after.in_check(geo, us);
+        }
+        if mv.piece == Piece::King {
+            let mut occ = self.occ;
+            occ.remove(mv.from);
+            occ.insert(mv.to);
+            return !self
+                .men()
+                .iter()
+                .any(|&m| m.side != us && m.sq != mv.to && Self::man_attacks(geo, m, mv.to, occ));
+        }
+        if safety.checkers >= 2 || (safety.checkers == 1 && !safety.block.contains(mv.to)) {
+            return false;
+        }
+        for &(pinned, pinner) in &safety.pins[..safety.pin_count] {
+            if pinned == mv.from {
+                let mut line = geo.between(pinner, king);
+                line.insert(pinner);
+                return line.contains(mv.to);
+            }
+        }
+        true
+    }
+
+    /// Calls `emit` with every move that obeys the men's movement rules, legal or not, and the
+    /// square of the man it captures.
+    fn pseudo_legal_moves(
+        &self,
+        geo: &Geometry,
+        from: Option<Sq>,
+        mut emit: &mut dyn FnMut(Move, Option<Sq>),
+    ) {
         let us = self.stm;
         let them = opponent(us);
         let own = self.occupied_by(us);
         let theirs = self.occupied_by(them);
-        let mut emit = |mv: Move, capture_sq: Option<Sq>| {
-            let arrival = mv.promotion.unwrap_or(mv.piece);
-            let after = self.after_move(mv.from, mv.to, capture_sq, arrival);
-            if !after.in_check(geo, us) {
-                let double_step = mv.piece == Piece::Pawn
-                    && mv.promotion.is_none()
-                    && geo.rank(mv.from).abs_diff(geo.rank(mv.to)) == 2;
-                if double_step {
-                    visit(mv, after.with_double_step_target(geo, mv.from));
-                } else {
-                    visit(mv, after);
-                }
-            }
-        };
         for &man in self.men() {
             if man.side != us || from.is_some_and(|f| f != man.sq) {
                 continue;
@@ -619,7 +791,7 @@ impl<const N: usize> Position<N> {
     /// Whether the side to move has a legal move.
     pub fn has_legal_move(&self, geo: &Geometry) -> bool {
         let mut any = false;
-        self.for_each_move(geo, |_, _| any = true);
+        self.for_each_legal_move(geo, None, |_| any = true);
         any
     }
 

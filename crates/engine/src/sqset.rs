@@ -49,6 +49,17 @@ impl SqSet {
             != 0
     }
 
+    /// The squares in both sets.
+    #[inline]
+    pub fn and(self, other: SqSet) -> SqSet {
+        SqSet([
+            self.0[0] & other.0[0],
+            self.0[1] & other.0[1],
+            self.0[2] & other.0[2],
+            self.0[3] & other.0[3],
+        ])
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub fn is_empty(self) -> bool {

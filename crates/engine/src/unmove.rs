@@ -51,30 +51,14 @@ impl<const N: usize> Position<N> {
     /// undone promotion), with `restored` put back on `now` (or elsewhere, for en passant).
     fn retracted(
         &self,
-        geo: &Geometry,
+        _geo: &Geometry,
         now: Sq,
         origin: Sq,
         before: Piece,
         restored: Option<Man>,
         ep: Option<Sq>,
     ) -> Option<Position<N>> {
-        let mover = opponent(self.side_to_move());
-        let men = self
-            .men()
-            .iter()
-            .map(|&m| {
-                if m.sq == now {
-                    Man {
-                        side: mover,
-                        piece: before,
-                        sq: origin,
-                    }
-                } else {
-                    m
-                }
-            })
-            .chain(restored);
-        Position::new(geo, men, mover, ep).ok()
+        self.moved_back(now, origin, before, restored, ep)
     }
 
     /// Calls `visit` with every legal position `p'` (with the other side to move) such that a
@@ -89,11 +73,20 @@ impl<const N: usize> Position<N> {
         let us = self.side_to_move();
         let mover = opponent(us);
         let occ = self.occupied();
+        // Only the side to move here can have double-stepped just before the retracted move:
+        // with one of its pawns on the board, or with a pawn the retraction puts back.
+        let pawns_here = kinds.uncapture[crate::material::piece_index(Piece::Pawn)]
+            || self
+                .men()
+                .iter()
+                .any(|m| m.side == us && m.piece == Piece::Pawn);
         let accept = |before: Option<Position<N>>, visit: &mut dyn FnMut(Position<N>)| {
             let Some(before) = before else { return };
             if before.is_legal(geo) {
-                for variant in before.en_passant_variants(geo) {
-                    visit(variant);
+                if pawns_here {
+                    before.visit_en_passant_variants(geo, visit);
+                } else {
+                    visit(before);
                 }
             }
         };
@@ -122,15 +115,25 @@ impl<const N: usize> Position<N> {
                     self.pawn_retractions(geo, kinds, man, &mut |b| accept(Some(b), &mut visit))
                 }
                 piece => {
-                    let mut origins: Vec<Sq> = Vec::new();
+                    // At most 2 × 15 + 2 × 15 squares on a 16×16 board: a fixed buffer.
+                    let mut origins = [0 as Sq; 64];
+                    let mut count = 0;
+                    let mut push = |d: Sq| {
+                        if !occ.contains(d) {
+                            origins[count] = d;
+                            count += 1;
+                            true
+                        } else {
+                            false
+                        }
+                    };
                     match piece {
-                        Piece::King => origins
-                            .extend(geo.king_targets(now).iter().filter(|&&d| !occ.contains(d))),
-                        Piece::Knight => origins.extend(
-                            geo.knight_targets(now)
-                                .iter()
-                                .filter(|&&d| !occ.contains(d)),
-                        ),
+                        Piece::King => geo.king_targets(now).iter().for_each(|&d| {
+                            push(d);
+                        }),
+                        Piece::Knight => geo.knight_targets(now).iter().for_each(|&d| {
+                            push(d);
+                        }),
                         _ => {
                             let dirs = match piece {
                                 Piece::Rook => ROOK_DIRECTIONS,
@@ -138,13 +141,16 @@ impl<const N: usize> Position<N> {
                                 _ => 0..8,
                             };
                             for d in dirs {
-                                origins.extend(
-                                    geo.ray(now, d).iter().take_while(|&&sq| !occ.contains(sq)),
-                                );
+                                for &sq in geo.ray(now, d) {
+                                    if !push(sq) {
+                                        break;
+                                    }
+                                }
                             }
                         }
                     }
-                    for &origin in &origins {
+                    let origins = &origins[..count];
+                    for &origin in origins {
                         accept(
                             self.retracted(geo, now, origin, piece, None, None),
                             &mut visit,
@@ -304,23 +310,23 @@ impl<const N: usize> Position<N> {
         moved.with_double_step_target(geo, from) == *after
     }
 
-    /// This position, and the same with each en-passant target its side not to move could have
-    /// just created by a double step, whenever that is legal.
-    fn en_passant_variants(&self, geo: &Geometry) -> impl Iterator<Item = Position<N>> {
+    /// Visits this position, and the same with each en-passant target its side not to move
+    /// could have just created by a double step, whenever that is legal.
+    fn visit_en_passant_variants(&self, geo: &Geometry, visit: &mut dyn FnMut(Position<N>)) {
+        visit(*self);
+        if self.en_passant().is_some() {
+            return;
+        }
         let them = opponent(self.side_to_move());
-        let mut variants = vec![*self];
-        if self.en_passant().is_none() {
-            for m in self.men() {
-                if m.side == them && m.piece == Piece::Pawn {
-                    if let Some(target) = geo.ahead(them, m.sq, -1) {
-                        let variant = self.with_en_passant(Some(target));
-                        if variant.is_legal(geo) {
-                            variants.push(variant);
-                        }
+        for m in self.men() {
+            if m.side == them && m.piece == Piece::Pawn {
+                if let Some(target) = geo.ahead(them, m.sq, -1) {
+                    let variant = self.with_en_passant(Some(target));
+                    if variant.is_legal(geo) {
+                        visit(variant);
                     }
                 }
             }
         }
-        variants.into_iter()
     }
 }

@@ -292,7 +292,9 @@ pub fn write_table(path: &Path, header: &Header, body: &[u8]) -> Result<(), Form
         .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_error(dir))?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("table");
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
     let result = (|| {
         let mut file = File::create(&temp).map_err(io_error(&temp))?;
         file.write_all(&head).map_err(io_error(&temp))?;

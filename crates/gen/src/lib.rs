@@ -140,8 +140,11 @@ pub struct BuildReport {
     pub entries_per_side: u64,
     /// The longest depth to mate, in plies.
     pub max_plies: u32,
-    /// Seconds spent.
+    /// Seconds spent in all.
     pub seconds: f64,
+    /// Of which generating every position's moves (the rest is the retrograde iteration and
+    /// writing the file).
+    pub init_seconds: f64,
     /// Retrograde steps taken (the number of depths visited).
     pub depths: u32,
 }
@@ -222,6 +225,7 @@ impl Builder {
                     entries_per_side: table.header().entries_per_side,
                     max_plies: table.header().max_plies,
                     seconds: 0.0,
+                    init_seconds: 0.0,
                     depths: 0,
                 },
                 _ => self.build_one(material, observer)?,
@@ -306,6 +310,7 @@ impl Builder {
             return Err(e);
         }
         let mut waiting = waiting.into_inner().expect("no panics while locked");
+        let init_seconds = start.elapsed().as_secs_f64();
 
         // Depth by depth.
         observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
@@ -318,14 +323,16 @@ impl Builder {
                     let found: Vec<u64> = (0..entries)
                         .into_par_iter()
                         .filter(|&i| {
-                            side_states[i]
-                                .compare_exchange(
-                                    target,
-                                    decided(depth),
-                                    Ordering::Relaxed,
-                                    Ordering::Relaxed,
-                                )
-                                .is_ok()
+                            // Read first: a compare-exchange on every entry would write them all.
+                            side_states[i].load(Ordering::Relaxed) == target
+                                && side_states[i]
+                                    .compare_exchange(
+                                        target,
+                                        decided(depth),
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
                         })
                         .map(|i| i as u64)
                         .collect();
@@ -378,23 +385,15 @@ impl Builder {
             depth += 1;
         }
 
-        // Pending positions are draws.
-        let mut max_plies = 0;
-        let codes: Vec<u32> = states
-            .iter()
-            .flat_map(|side| side.iter())
-            .map(|state| {
-                let state = state.load(Ordering::Relaxed);
-                if state & PENDING != 0 {
-                    u32::from(DRAW)
-                } else {
-                    if state >= 2 {
-                        max_plies = max_plies.max(u32::from(state) - 2);
-                    }
-                    u32::from(state)
-                }
-            })
-            .collect();
+        // Pending positions are draws. The body is encoded straight from the work entries, which
+        // are then freed before the file is written.
+        let code = |state: u16| if state & PENDING != 0 { DRAW } else { state };
+        let max_plies = states
+            .par_iter()
+            .flat_map(|side| side.par_iter())
+            .map(|state| u32::from(code(state.load(Ordering::Relaxed))).saturating_sub(2))
+            .max()
+            .unwrap_or(0);
         let header = Header {
             files: geo.files(),
             ranks: geo.ranks(),
@@ -405,7 +404,20 @@ impl Builder {
             value_width: retro_format::width_for(max_plies),
             max_plies,
         };
-        let body = retro_format::encode_body(&header, codes.into_iter())?;
+        let width = usize::from(header.value_width);
+        let mut body = vec![0u8; 2 * entries * width];
+        for (side, out) in states.iter().zip(body.chunks_mut(entries * width)) {
+            out.par_chunks_mut(width << 12)
+                .enumerate()
+                .for_each(|(chunk, out)| {
+                    let first = chunk << 12;
+                    for (k, slot) in out.chunks_mut(width).enumerate() {
+                        let value = code(side[first + k].load(Ordering::Relaxed));
+                        slot.copy_from_slice(&value.to_le_bytes()[..width]);
+                    }
+                });
+        }
+        drop(states);
         let path = self.path_of(material);
         retro_format::write_table(&path, &header, &body)?;
         Ok(BuildReport {
@@ -415,6 +427,7 @@ impl Builder {
             entries_per_side: size,
             max_plies,
             seconds: start.elapsed().as_secs_f64(),
+            init_seconds,
             depths: depth,
         })
     }
@@ -538,16 +551,37 @@ impl Work<'_> {
         let mut any = false;
         let mut captures = Captures::default();
         let mut error = None;
-        p.for_each_move(geo, |mv, child| {
+        let kings = (p.king(Side::White), p.king(Side::Black));
+        let (Some(white_king), Some(black_king)) = kings else {
+            return Ok(NO_POSITION);
+        };
+        let asymmetric = self
+            .indexer
+            .kings_fixed_by_identity_only(white_king, black_king);
+        p.for_each_legal_move(geo, None, |mv| {
             any = true;
             if mv.captured.is_some() {
-                match self.subtables.probe(geo, &child) {
+                match self.subtables.probe(geo, &p.play(geo, &mv)) {
                     Ok(v) => captures.add(v),
                     Err(e) => error = Some(e),
                 }
-            } else {
-                weight += self.indexer.stabilizer_size(geo, &child);
+                return;
             }
+            // A child's stabilizer is trivial when only the identity fixes its kings.
+            let trivial = match (mv.piece, stm) {
+                (Piece::King, Side::White) => {
+                    self.indexer.kings_fixed_by_identity_only(mv.to, black_king)
+                }
+                (Piece::King, Side::Black) => {
+                    self.indexer.kings_fixed_by_identity_only(white_king, mv.to)
+                }
+                _ => asymmetric,
+            };
+            weight += if trivial {
+                1
+            } else {
+                self.indexer.stabilizer_size(geo, &p.play(geo, &mv))
+            };
         });
         if let Some(e) = error {
             return Err(e);

@@ -468,10 +468,22 @@ impl Position {
 pub enum PositionFromFenError {
     /// The text is not FEN.
     #[error("invalid FEN: {0}")]
-    Fen(#[from] FenError),
+    Fen(FenError),
     /// The text is FEN, but the position breaks the laws.
     #[error("{0}")]
-    Illegal(#[from] IllegalPosition),
+    Illegal(IllegalPosition),
+}
+
+impl From<FenError> for PositionFromFenError {
+    fn from(e: FenError) -> Self {
+        PositionFromFenError::Fen(e)
+    }
+}
+
+impl From<IllegalPosition> for PositionFromFenError {
+    fn from(e: IllegalPosition) -> Self {
+        PositionFromFenError::Illegal(e)
+    }
 }
 
 impl std::str::FromStr for Position {

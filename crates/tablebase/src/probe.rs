@@ -145,6 +145,11 @@ impl Tablebase {
         let path = self.path_of(material);
         let table = match Table::open(&path) {
             Ok(t) => t,
+            Err(FormatError::Missing { .. }) if material.len() > 5 => {
+                return Err(unsupported(
+                    "`retro gen` builds tables of up to 5 men".into(),
+                ))
+            }
             Err(FormatError::Missing { .. }) => {
                 return Err(ProbeError::NoTable {
                     material,

@@ -1,0 +1,313 @@
+//! `retro gen`, `probe`, `stats` and `table1` end to end, and a clear error (with a non-zero
+//! exit) for every kind of bad input: malformed FEN, unknown material, a material without a
+//! table, missing, truncated, corrupted and foreign table files, wrong flags.
+
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn retro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The tables every test here reads, built once per test run.
+fn tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_str().unwrap();
+        let out = retro(&[
+            "gen", "KQvK", "KRvK", "KBBvK", "KBNvK", "KQvKR", "KRvKN", "--dir", path, "--quiet",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("tables ready"));
+        dir
+    })
+    .path()
+}
+
+fn dir() -> &'static str {
+    tables().to_str().unwrap()
+}
+
+fn json(out: &Output) -> Json {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_str(&stdout(out)).unwrap()
+}
+
+#[test]
+fn longest_wins_probe_to_the_papers_maxima() {
+    // Table 1's White-to-move maxima, in moves.
+    let paper = retro_tablebase::table1::paper();
+    for (material, hurd) in [
+        ("KQvK", "KQ_K"),
+        ("KRvK", "KR_K"),
+        ("KBBvK", "KBB_K"),
+        ("KBNvK", "KBN_K"),
+        ("KQvKR", "KQ_KR"),
+        ("KRvKN", "KR_KN"),
+    ] {
+        let max = paper
+            .iter()
+            .find(|r| r.material == hurd)
+            .unwrap()
+            .wtm_max
+            .unwrap() as i64;
+        let stats = json(&retro(&[
+            "stats",
+            material,
+            "--dir",
+            dir(),
+            "--format",
+            "json",
+        ]));
+        let longest = &stats[0]["white_to_move"]["longest_win"];
+        assert_eq!(longest["moves"].as_i64(), Some(max), "{material}");
+        let fen = longest["fen"].as_str().unwrap();
+        let probe = json(&retro(&["probe", fen, "--dir", dir(), "--json"]));
+        assert_eq!(probe["category"], "win", "{material}");
+        assert_eq!(
+            probe["dtm"].as_i64(),
+            Some(2 * max - 1),
+            "{material}: mate in {max} is {} plies",
+            2 * max - 1
+        );
+        assert_eq!(probe["checkmate"], false);
+        // The best move leads to a loss for the other side in one ply less.
+        let best = &probe["moves"][0];
+        assert_eq!(best["category"], "loss");
+        assert_eq!(best["dtm"].as_i64(), Some(-(2 * max - 2)));
+        for m in probe["moves"].as_array().unwrap() {
+            assert!(m["uci"].is_string() && m["san"].is_string() && m["checkmate"].is_boolean());
+        }
+    }
+}
+
+#[test]
+fn probe_describes_lines_and_writes_pgn() {
+    let fen = "K7/8/3k1R2/8/8/8/8/8 b - - 0 1";
+    let out = retro(&["probe", fen, "--dir", dir(), "--line"]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("Black to move: loses, mated in 16 (32 plies)"),
+        "{text}"
+    );
+    assert!(text.contains("Best line (32 plies): 1... "), "{text}");
+    assert!(text.trim_end().ends_with('#'), "{text}");
+    let pgn = stdout(&retro(&["probe", fen, "--dir", dir(), "--pgn"]));
+    assert!(
+        pgn.contains("[SetUp \"1\"]") && pgn.contains(&format!("[FEN \"{fen}\"]")),
+        "{pgn}"
+    );
+    assert!(
+        pgn.contains("[Result \"1-0\"]") && pgn.trim_end().ends_with("1-0"),
+        "{pgn}"
+    );
+    // A draw has no line; a mated position has no moves.
+    let draw = stdout(&retro(&[
+        "probe",
+        "8/8/8/8/8/8/8/KR4qk w - - 0 1",
+        "--dir",
+        dir(),
+        "--line",
+    ]));
+    assert!(draw.contains("draw") || draw.contains("mate"), "{draw}");
+    let mated = json(&retro(&[
+        "probe",
+        "R6k/8/6K1/8/8/8/8/8 b - - 0 1",
+        "--dir",
+        dir(),
+        "--json",
+    ]));
+    assert_eq!(mated["checkmate"], true);
+    assert_eq!(mated["dtm"].as_i64(), Some(0));
+    assert_eq!(mated["category"], "loss");
+}
+
+#[test]
+fn stats_tsv_has_the_named_columns_and_both_conventions() {
+    let out = retro(&["stats", "KRvK", "KQvK", "--dir", dir(), "--format", "tsv"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    for column in [
+        "material",
+        "board",
+        "stm",
+        "convention",
+        "legal",
+        "win",
+        "draw",
+        "loss",
+        "longest_win_plies",
+        "longest_loss_plies",
+        "longest_win_fen",
+    ] {
+        assert!(header.contains(&column), "{column}");
+    }
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 2 * 2 * 2);
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    // KRvK, Black to move, raw: Hurd's 223,944 legal and 201,700 lost positions.
+    let krk_black_raw = rows
+        .iter()
+        .find(|r| {
+            r[col("material")] == "KRvK" && r[col("stm")] == "b" && r[col("convention")] == "raw"
+        })
+        .unwrap();
+    assert_eq!(krk_black_raw[col("legal")], "223944");
+    assert_eq!(krk_black_raw[col("loss")], "201700");
+    assert_eq!(krk_black_raw[col("longest_loss_plies")], "32");
+}
+
+#[test]
+fn malformed_fen_is_an_error() {
+    let out = retro(&["probe", "8/8/8 w - - 0 1 zz", "--dir", dir()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("invalid FEN"), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_material_is_an_error() {
+    let out = retro(&["gen", "KXvK", "--dir", dir()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unknown material 'KXvK'") && stderr(&out).contains("'X'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = retro(&["gen", "KPvK", "--dir", dir(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("pawnless"), "{}", stderr(&out));
+    let out = retro(&["stats", "KRRRvK", "--dir", dir()]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn material_without_a_table_is_an_error() {
+    let out = retro(&["probe", "k7/8/8/8/8/8/8/KR5r w - - 0 1", "--dir", dir()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no table for KRvKR"),
+        "{}",
+        stderr(&out)
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let out = retro(&[
+        "probe",
+        "k7/8/8/8/8/8/8/KR6 w - - 0 1",
+        "--dir",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no table for KRvK"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A copy of the KQvK tables directory whose KQvK file `damage` changes.
+fn damaged(damage: impl FnOnce(&mut Vec<u8>)) -> (tempfile::TempDir, PathBuf) {
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["KvK.8x8.rtb", "KQvK.8x8.rtb"] {
+        std::fs::copy(tables().join(name), copy.path().join(name)).unwrap();
+    }
+    let path = copy.path().join("KQvK.8x8.rtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    damage(&mut bytes);
+    std::fs::write(&path, bytes).unwrap();
+    (copy, path)
+}
+
+fn probe_kqk(dir: &Path) -> Output {
+    retro(&[
+        "probe",
+        "k7/8/8/8/8/8/8/KQ6 w - - 0 1",
+        "--dir",
+        dir.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn truncated_table_is_an_error() {
+    let (dir, _) = damaged(|b| b.truncate(b.len() - 100));
+    let out = probe_kqk(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("truncated"), "{}", stderr(&out));
+}
+
+#[test]
+fn corrupted_table_is_an_error() {
+    let (dir, _) = damaged(|b| {
+        let middle = b.len() / 2;
+        b[middle] ^= 0x40;
+    });
+    let out = probe_kqk(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("checksum"), "{}", stderr(&out));
+    let (dir, _) = damaged(|b| b[20] ^= 1);
+    assert!(stderr(&probe_kqk(dir.path())).contains("corrupted header"));
+}
+
+#[test]
+fn foreign_file_is_an_error() {
+    let (dir, _) = damaged(|b| b[..8].copy_from_slice(b"PK\x03\x04zip!"));
+    let out = probe_kqk(dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a retro table"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn wrong_flags_are_errors() {
+    let out = retro(&["gen", "KRvK", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--bogus"));
+    let out = retro(&["gen", "KRvK", "--board", "9x99"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("invalid board size"));
+    let out = retro(&["stats", "--format", "xml"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn table1_prints_every_row_beside_the_paper() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = retro(&["table1", "--dir", dir.path().to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("all 45 rows match the paper on both sides"),
+        "{text}"
+    );
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('K')).collect();
+    assert_eq!(rows.len(), 45);
+    assert!(rows.iter().all(|r| !r.contains('≠')), "{text}");
+    let tsv = stdout(&retro(&[
+        "table1",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--format",
+        "tsv",
+        "--quiet",
+    ]));
+    assert_eq!(tsv.lines().count(), 46);
+    assert!(tsv.starts_with("material\twtm_max\twtm_win\twtm_legal\tbtm_max\tbtm_win\tbtm_legal\n"));
+}
