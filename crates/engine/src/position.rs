@@ -82,6 +82,8 @@ struct Safety {
     block: SqSet,
     pins: [(Sq, Sq); 8],
     pin_count: usize,
+    /// The squares the other side attacks with the king lifted off its square.
+    danger: SqSet,
 }
 
 /// The capacity of positions of endgame tables.
@@ -171,6 +173,20 @@ impl<const N: usize> Position<N> {
         }
         p.sort();
         Ok(p)
+    }
+
+    /// The position with these men, already in the fixed order on distinct squares `occ`.
+    pub(crate) fn from_ordered(men: &[Man], stm: Side, ep: Option<Sq>, occ: SqSet) -> Position<N> {
+        debug_assert!(men.windows(2).all(|w| w[0].order() < w[1].order()));
+        let mut p = Position {
+            men: [NO_MAN; N],
+            len: men.len() as u8,
+            stm,
+            ep,
+            occ,
+        };
+        p.men[..men.len()].copy_from_slice(men);
+        p
     }
 
     fn sort(&mut self) {
@@ -545,14 +561,18 @@ impl<const N: usize> Position<N> {
             block: SqSet::EMPTY,
             pins: [(0, 0); 8],
             pin_count: 0,
+            danger: SqSet::EMPTY,
         };
         let Some(king) = safety.king else {
             return safety;
         };
+        let mut lifted = self.occ;
+        lifted.remove(king);
         for &m in self.men() {
             if m.side == us {
                 continue;
             }
+            safety.danger = safety.danger.or(Self::attack_set(geo, m, lifted));
             if Self::man_attacks(geo, m, king, self.occ) {
                 safety.checkers += 1;
                 safety.block = geo.between(m.sq, king);
@@ -580,6 +600,29 @@ impl<const N: usize> Position<N> {
         safety
     }
 
+    /// The squares `man` attacks given the occupied squares `occ` (a slider's line stops at, and
+    /// includes, the first occupied square).
+    fn attack_set(geo: &Geometry, man: Man, occ: SqSet) -> SqSet {
+        let dirs = match man.piece {
+            Piece::King => return geo.king_attacks(man.sq),
+            Piece::Knight => return geo.knight_attacks(man.sq),
+            Piece::Pawn => return geo.pawn_attacks(man.side, man.sq),
+            Piece::Rook => ROOK_DIRECTIONS,
+            Piece::Bishop => BISHOP_DIRECTIONS,
+            Piece::Queen => 0..8,
+        };
+        let mut set = SqSet::EMPTY;
+        for d in dirs {
+            for &sq in geo.ray(man.sq, d) {
+                set.insert(sq);
+                if occ.contains(sq) {
+                    break;
+                }
+            }
+        }
+        set
+    }
+
     fn occupied_by_side(&self, side: Side, sq: Sq) -> bool {
         self.men().iter().any(|m| m.sq == sq && m.side == side)
     }
@@ -601,6 +644,10 @@ impl<const N: usize> Position<N> {
             return !after.in_check(geo, us);
         }
         if mv.piece == Piece::King {
+            if mv.captured.is_none() {
+                return !safety.danger.contains(mv.to);
+            }
+            // A capturing king: the captured man no longer attacks, so test the others.
             let mut occ = self.occ;
             occ.remove(mv.from);
             occ.insert(mv.to);

@@ -60,6 +60,17 @@ impl SqSet {
         ])
     }
 
+    /// The squares in either set.
+    #[inline]
+    pub fn or(self, other: SqSet) -> SqSet {
+        SqSet([
+            self.0[0] | other.0[0],
+            self.0[1] | other.0[1],
+            self.0[2] | other.0[2],
+            self.0[3] | other.0[3],
+        ])
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub fn is_empty(self) -> bool {

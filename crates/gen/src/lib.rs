@@ -277,6 +277,9 @@ impl Builder {
         let states: [Vec<AtomicU16>; 2] = [new_states(entries), new_states(entries)];
         let waiting = Mutex::new(Waiting::default());
         let legal = AtomicU64::new(0);
+        // Positions not yet decided, by side to move: once a side has none, the frontier of the
+        // other side has no predecessor left to update.
+        let undecided = [AtomicU64::new(0), AtomicU64::new(0)];
         let mut frontier: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
         for (s, stm) in Side::ALL.into_iter().enumerate() {
             const CHUNK: u64 = 1 << 14;
@@ -287,9 +290,10 @@ impl Builder {
                     let mut mates = Vec::new();
                     let mut local = Waiting::default();
                     let mut local_legal = 0;
+                    let mut local_undecided = 0;
                     let end = ((chunk + 1) * CHUNK).min(size);
-                    for i in chunk * CHUNK..end {
-                        let state = work.classify(i, stm, &mut local).unwrap_or_else(|e| {
+                    indexer.for_each_position(geo, chunk * CHUNK..end, stm, |i, p| {
+                        let state = work.classify(i, p, stm, &mut local).unwrap_or_else(|e| {
                             fail(e);
                             NO_POSITION
                         });
@@ -297,10 +301,12 @@ impl Builder {
                             mates.push(i);
                         }
                         local_legal += u64::from(state != NO_POSITION);
+                        local_undecided += u64::from(state & PENDING != 0);
                         states[s][i as usize].store(state, Ordering::Relaxed);
-                    }
+                    });
                     waiting.lock().expect("no panics while locked").merge(local);
                     legal.fetch_add(local_legal, Ordering::Relaxed);
+                    undecided[s].fetch_add(local_undecided, Ordering::Relaxed);
                     observer.progressed(end - chunk * CHUNK);
                     mates
                 })
@@ -336,12 +342,14 @@ impl Builder {
                         })
                         .map(|i| i as u64)
                         .collect();
+                    undecided[s].fetch_sub(found.len() as u64, Ordering::Relaxed);
                     frontier[s].extend(found);
                 }
             }
             if let Some(due) = waiting.losses.remove(&depth) {
                 for (s, i) in due {
                     states[s][i as usize].store(decided(depth), Ordering::Relaxed);
+                    undecided[s].fetch_sub(1, Ordering::Relaxed);
                     frontier[s].push(i);
                 }
             }
@@ -354,7 +362,44 @@ impl Builder {
             let mut next: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
             let later = Mutex::new(Vec::<(u32, usize, u64)>::new());
             for (s, stm) in Side::ALL.into_iter().enumerate() {
+                if undecided[1 - s].load(Ordering::Relaxed) == 0 {
+                    observer.progressed(frontier[s].len() as u64);
+                    continue;
+                }
                 let parent_states = &states[1 - s];
+                if undecided[1 - s].load(Ordering::Relaxed) < frontier[s].len() as u64 {
+                    // Fewer undecided parents than frontier positions: go forward from them.
+                    let parent_side = Side::ALL[1 - s];
+                    let found: Vec<u64> = (0..size.div_ceil(4096))
+                        .into_par_iter()
+                        .flat_map_iter(|chunk| {
+                            let mut found = Vec::new();
+                            for j in chunk * 4096..((chunk + 1) * 4096).min(size) {
+                                if parent_states[j as usize].load(Ordering::Relaxed) & PENDING == 0
+                                {
+                                    continue;
+                                }
+                                let children = &states[s];
+                                if let Err(e) = work.forward(
+                                    j,
+                                    parent_side,
+                                    parent_states,
+                                    children,
+                                    depth,
+                                    &mut found,
+                                    &later,
+                                ) {
+                                    fail(e);
+                                }
+                            }
+                            found
+                        })
+                        .collect();
+                    observer.progressed(frontier[s].len() as u64);
+                    undecided[1 - s].fetch_sub(found.len() as u64, Ordering::Relaxed);
+                    next[1 - s].extend(found);
+                    continue;
+                }
                 let found: Vec<u64> = frontier[s]
                     .par_chunks(1024)
                     .flat_map_iter(|chunk| {
@@ -373,6 +418,7 @@ impl Builder {
                         found
                     })
                     .collect();
+                undecided[1 - s].fetch_sub(found.len() as u64, Ordering::Relaxed);
                 next[1 - s].extend(found);
             }
             if let Some(e) = failed() {
@@ -536,12 +582,15 @@ impl Captures {
 
 impl Work<'_> {
     /// The initial state of index `i` with `stm` to move.
-    fn classify(&self, i: u64, stm: Side, waiting: &mut Waiting) -> Result<u16, GenError> {
+    fn classify(
+        &self,
+        i: u64,
+        p: Option<TablePosition>,
+        stm: Side,
+        waiting: &mut Waiting,
+    ) -> Result<u16, GenError> {
         let geo = self.geo;
-        let Some(p) = self
-            .indexer
-            .position::<{ retro_engine::TABLE_MEN }>(geo, i, stm)
-        else {
+        let Some(p) = p else {
             return Ok(NO_POSITION);
         };
         if !p.is_legal(geo) {
@@ -679,62 +728,146 @@ impl Work<'_> {
         let parent_side = Side::ALL[usize::from(stm == Side::White)];
         let mut error = None;
         self.predecessors(i, stm, |q| {
+            if error.is_some() {
+                return;
+            }
             let j = self
                 .indexer
                 .index(self.geo, &q)
                 .expect("legal predecessors have an index");
             let weight = self.indexer.stabilizer_size(self.geo, &q) as u16;
-            let state = &parents[j as usize];
-            let mut old = state.load(Ordering::Relaxed);
-            loop {
-                if old & PENDING == 0 || matches!(kind_of(old), ESCAPE | CAPTURE_WIN) {
-                    return;
-                }
-                let count = old & COUNT_MASK;
-                if count < weight {
-                    error = Some(GenError::Inconsistent {
-                        material: self.indexer.material().to_string(),
-                        fen: q.to_natural(self.geo).fen(),
-                    });
-                    return;
-                }
-                match state.compare_exchange_weak(
-                    old,
-                    old - weight,
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => break,
-                    Err(now) => old = now,
-                }
-            }
-            if old & COUNT_MASK != weight {
-                return;
-            }
-            // Every quiet move of the parent loses.
-            let due = if kind_of(old) == CAPTURE_LOSS {
-                match self.capture_loss_depth(j, parent_side) {
-                    Ok(k) => k.max(depth + 1),
-                    Err(e) => {
-                        error = Some(e);
-                        return;
-                    }
-                }
-            } else {
-                depth + 1
-            };
-            if due == depth + 1 {
-                state.store(decided(due), Ordering::Relaxed);
-                found.push(j);
-            } else {
-                later.lock().expect("no panics while locked").push((
-                    due,
-                    usize::from(parent_side == Side::Black),
-                    j,
-                ));
+            if let Err(e) = self.subtract(j, parent_side, parents, weight, depth, found, later) {
+                error = Some(e);
             }
         })?;
         error.map_or(Ok(()), Err)
+    }
+
+    /// Takes `weight` resolved moves off the counter of parent `j`; when none are left the
+    /// parent is lost in `depth + 1` (into `found`), or later if a capture-loss says so.
+    #[allow(clippy::too_many_arguments)]
+    fn subtract(
+        &self,
+        j: u64,
+        parent_side: Side,
+        parents: &[AtomicU16],
+        weight: u16,
+        depth: u32,
+        found: &mut Vec<u64>,
+        later: &Mutex<Vec<(u32, usize, u64)>>,
+    ) -> Result<(), GenError> {
+        let state = &parents[j as usize];
+        let mut old = state.load(Ordering::Relaxed);
+        loop {
+            if old & PENDING == 0 || matches!(kind_of(old), ESCAPE | CAPTURE_WIN) {
+                return Ok(());
+            }
+            if old & COUNT_MASK < weight {
+                return Err(self.inconsistent(j, parent_side));
+            }
+            match state.compare_exchange_weak(
+                old,
+                old - weight,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(now) => old = now,
+            }
+        }
+        if old & COUNT_MASK != weight {
+            return Ok(());
+        }
+        // Every quiet move of the parent loses.
+        let due = if kind_of(old) == CAPTURE_LOSS {
+            self.capture_loss_depth(j, parent_side)?.max(depth + 1)
+        } else {
+            depth + 1
+        };
+        if due == depth + 1 {
+            state.store(decided(due), Ordering::Relaxed);
+            found.push(j);
+        } else {
+            later.lock().expect("no panics while locked").push((
+                due,
+                usize::from(parent_side == Side::Black),
+                j,
+            ));
+        }
+        Ok(())
+    }
+
+    fn inconsistent(&self, j: u64, stm: Side) -> GenError {
+        let fen = self
+            .indexer
+            .position::<{ retro_engine::TABLE_MEN }>(self.geo, j, stm)
+            .map_or(format!("index {j}"), |p| p.to_natural(self.geo).fen());
+        GenError::Inconsistent {
+            material: self.indexer.material().to_string(),
+            fen,
+        }
+    }
+
+    /// The forward form of one step, for a still-undecided `parent` (with `parent_side` to
+    /// move): its quiet moves into positions decided at exactly `depth` do what the backward
+    /// step would have done from those positions — at even depths (losses) the parent becomes
+    /// a win in `depth + 1`; at odd depths (wins) its counter drops by their weight.
+    #[allow(clippy::too_many_arguments)]
+    fn forward(
+        &self,
+        parent: u64,
+        parent_side: Side,
+        parents: &[AtomicU16],
+        children: &[AtomicU16],
+        depth: u32,
+        found: &mut Vec<u64>,
+        later: &Mutex<Vec<(u32, usize, u64)>>,
+    ) -> Result<(), GenError> {
+        let state = parents[parent as usize].load(Ordering::Relaxed);
+        let counting = depth % 2 == 1;
+        if state & PENDING == 0 || (counting && matches!(kind_of(state), ESCAPE | CAPTURE_WIN)) {
+            return Ok(());
+        }
+        let geo = self.geo;
+        let r = self
+            .indexer
+            .position::<{ retro_engine::TABLE_MEN }>(geo, parent, parent_side)
+            .ok_or_else(|| self.inconsistent(parent, parent_side))?;
+        let target = decided(depth);
+        let mut weight: u32 = 0;
+        let mut wins = false;
+        r.for_each_legal_move(geo, None, |mv| {
+            if mv.captured.is_some() || wins {
+                return;
+            }
+            let child = r.play(geo, &mv);
+            let k = self
+                .indexer
+                .index(geo, &child)
+                .expect("legal children have an index");
+            if children[k as usize].load(Ordering::Relaxed) == target {
+                if counting {
+                    weight += self.indexer.stabilizer_size(geo, &child);
+                } else {
+                    wins = true;
+                }
+            }
+        });
+        if wins {
+            parents[parent as usize].store(decided(depth + 1), Ordering::Relaxed);
+            found.push(parent);
+        } else if weight > 0 {
+            self.subtract(
+                parent,
+                parent_side,
+                parents,
+                weight as u16,
+                depth,
+                found,
+                later,
+            )?;
+        }
+        Ok(())
     }
 
     /// The longest loss through a capture, for a position whose captures all lose.
