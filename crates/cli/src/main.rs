@@ -3,6 +3,7 @@
 //! A thin binary: argument parsing, progress bars and printing. Every subcommand's work lives in
 //! the library crates; this file only wires them to the terminal.
 
+mod bench;
 mod show;
 mod tables;
 
@@ -113,6 +114,19 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Measure how long building tables takes and how much memory it needs (release build;
+    /// medians over several runs, each a fresh process on a scratch directory).
+    Bench {
+        /// Suites to run (default: small and krbkr).
+        #[arg(long = "suite", value_enum)]
+        suites: Vec<bench::Suite>,
+        /// Runs per suite (the five-man suite always runs once).
+        #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=50))]
+        runs: u32,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Prove the fast engine equal to the natural model on every position of small materials.
     ///
     /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 5x5,
@@ -186,6 +200,7 @@ fn run(command: Command) -> Result<ExitCode> {
             format,
         } => tables::stats(&materials, board, dir, format),
         Command::Table1 { dir, format, quiet } => tables::table1(dir, format, quiet),
+        Command::Bench { suites, runs, json } => bench::bench(&suites, runs, json),
         Command::Selfcheck {
             board,
             pieces,

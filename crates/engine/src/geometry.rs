@@ -63,6 +63,7 @@ pub struct Geometry {
     king_list: Vec<Vec<Sq>>,
     knight_list: Vec<Vec<Sq>>,
     rays: Vec<[Vec<Sq>; 8]>,
+    ray_sets: Vec<[SqSet; 8]>,
     between: Vec<SqSet>,
     line: Vec<Line>,
     pawn_attacks: [Vec<SqSet>; 2],
@@ -102,6 +103,7 @@ impl Geometry {
             king_list: Vec::with_capacity(count),
             knight_list: Vec::with_capacity(count),
             rays: Vec::with_capacity(count),
+            ray_sets: Vec::with_capacity(count),
             between: vec![SqSet::EMPTY; count * count],
             line: vec![Line::None; count * count],
             pawn_attacks: [Vec::with_capacity(count), Vec::with_capacity(count)],
@@ -156,6 +158,8 @@ impl Geometry {
                     passed.insert(t);
                 }
             }
+            geo.ray_sets
+                .push(std::array::from_fn(|d| rays[d].iter().copied().collect()));
             geo.rays.push(rays);
             for side in Side::ALL {
                 let forward = if side == Side::White { 1 } else { -1 };
@@ -280,6 +284,32 @@ impl Geometry {
         &self.rays[usize::from(sq)][d]
     }
 
+    /// The squares a slider on `sq` attacks in the directions `dirs` when `occ` is occupied: each
+    /// ray up to and including its first occupied square. The nearest blocker is the ray's
+    /// lowest occupied square if the ray runs towards higher square numbers (rank up, or file up
+    /// along the rank), else its highest; beyond it the blocker's own ray continues.
+    #[inline]
+    pub fn slider_attacks(&self, sq: Sq, dirs: std::ops::Range<usize>, occ: SqSet) -> SqSet {
+        let rays = &self.ray_sets[usize::from(sq)];
+        let mut attacks = SqSet::EMPTY;
+        for d in dirs {
+            let ray = rays[d];
+            let blockers = ray.and(occ);
+            let (df, dr) = DIRECTIONS[d];
+            let increasing = dr > 0 || (dr == 0 && df > 0);
+            let nearest = if increasing {
+                blockers.first()
+            } else {
+                blockers.last()
+            };
+            attacks = attacks.or(match nearest {
+                None => ray,
+                Some(b) => ray.minus(self.ray_sets[usize::from(b)][d]),
+            });
+        }
+        attacks
+    }
+
     /// The squares strictly between `a` and `b` if they are aligned, else empty.
     #[inline]
     pub fn between(&self, a: Sq, b: Sq) -> SqSet {
@@ -374,6 +404,38 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![g.sq(1, 2)]
         );
+    }
+
+    #[test]
+    fn slider_attacks_stop_at_the_first_man() {
+        for board in [
+            Board::STANDARD,
+            Board::new(16, 16).unwrap(),
+            Board::new(5, 3).unwrap(),
+        ] {
+            let g = Geometry::new(board);
+            let mut seed = 0x1234_5678_u64;
+            for _ in 0..2000 {
+                let mut occ = SqSet::EMPTY;
+                for _ in 0..6 {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    occ.insert(((seed >> 33) % g.square_count() as u64) as Sq);
+                }
+                let sq = ((seed >> 13) % g.square_count() as u64) as Sq;
+                let mut walked = SqSet::EMPTY;
+                for d in 0..8 {
+                    for &t in g.ray(sq, d) {
+                        walked.insert(t);
+                        if occ.contains(t) {
+                            break;
+                        }
+                    }
+                }
+                assert_eq!(g.slider_attacks(sq, 0..8, occ), walked);
+            }
+        }
     }
 
     #[test]

@@ -534,6 +534,85 @@ impl<const N: usize> Position<N> {
         });
     }
 
+    /// For retrograde analysis of pawnless positions: the number of legal non-capturing moves of
+    /// the men other than the king, found by counting squares rather than listing moves; each
+    /// legal capture is given to `capture` and each legal non-capturing king move to
+    /// `king_step`. `None` for a position with pawns. Together these are exactly the moves
+    /// [`Position::for_each_legal_move`] lists (`selfcheck` compares them on every pawnless
+    /// position it checks).
+    pub fn quiet_move_count(
+        &self,
+        geo: &Geometry,
+        mut capture: impl FnMut(Move),
+        mut king_step: impl FnMut(Move),
+    ) -> Option<u32> {
+        if self.men().iter().any(|m| m.piece == Piece::Pawn) {
+            return None;
+        }
+        let us = self.stm;
+        let safety = self.safety(geo);
+        let own = self.occupied_by(us);
+        let theirs = self.occ.minus(own);
+        let mut count = 0;
+        for &man in self.men() {
+            if man.side != us {
+                continue;
+            }
+            let from = man.sq;
+            let base = Move {
+                from,
+                to: from,
+                piece: man.piece,
+                promotion: None,
+                captured: None,
+                en_passant: false,
+            };
+            if man.piece == Piece::King {
+                for to in geo.king_attacks(from).minus(own).iter() {
+                    if theirs.contains(to) {
+                        let mv = Move {
+                            to,
+                            captured: self.man_on(to).map(|m| m.piece),
+                            ..base
+                        };
+                        if self.move_is_legal(geo, &safety, &mv, Some(to)) {
+                            capture(mv);
+                        }
+                    } else if !safety.danger.contains(to) {
+                        king_step(Move { to, ..base });
+                    }
+                }
+                continue;
+            }
+            if safety.checkers >= 2 {
+                continue;
+            }
+            let mut targets = Self::attack_set(geo, man, self.occ).minus(own);
+            if safety.checkers == 1 {
+                targets = targets.and(safety.block);
+            }
+            if let (Some(king), Some(&(_, pinner))) = (
+                safety.king,
+                safety.pins[..safety.pin_count]
+                    .iter()
+                    .find(|(pinned, _)| *pinned == from),
+            ) {
+                let mut line = geo.between(pinner, king);
+                line.insert(pinner);
+                targets = targets.and(line);
+            }
+            count += targets.minus(theirs).len() as u32;
+            for to in targets.and(theirs).iter() {
+                capture(Move {
+                    to,
+                    captured: self.man_on(to).map(|m| m.piece),
+                    ..base
+                });
+            }
+        }
+        Some(count)
+    }
+
     /// The position after the legal move `mv`.
     pub fn play(&self, geo: &Geometry, mv: &Move) -> Position<N> {
         let capture_sq = if mv.en_passant {
@@ -603,24 +682,14 @@ impl<const N: usize> Position<N> {
     /// The squares `man` attacks given the occupied squares `occ` (a slider's line stops at, and
     /// includes, the first occupied square).
     fn attack_set(geo: &Geometry, man: Man, occ: SqSet) -> SqSet {
-        let dirs = match man.piece {
-            Piece::King => return geo.king_attacks(man.sq),
-            Piece::Knight => return geo.knight_attacks(man.sq),
-            Piece::Pawn => return geo.pawn_attacks(man.side, man.sq),
-            Piece::Rook => ROOK_DIRECTIONS,
-            Piece::Bishop => BISHOP_DIRECTIONS,
-            Piece::Queen => 0..8,
-        };
-        let mut set = SqSet::EMPTY;
-        for d in dirs {
-            for &sq in geo.ray(man.sq, d) {
-                set.insert(sq);
-                if occ.contains(sq) {
-                    break;
-                }
-            }
+        match man.piece {
+            Piece::King => geo.king_attacks(man.sq),
+            Piece::Knight => geo.knight_attacks(man.sq),
+            Piece::Pawn => geo.pawn_attacks(man.side, man.sq),
+            Piece::Rook => geo.slider_attacks(man.sq, ROOK_DIRECTIONS, occ),
+            Piece::Bishop => geo.slider_attacks(man.sq, BISHOP_DIRECTIONS, occ),
+            Piece::Queen => geo.slider_attacks(man.sq, 0..8, occ),
         }
-        set
     }
 
     fn occupied_by_side(&self, side: Side, sq: Sq) -> bool {

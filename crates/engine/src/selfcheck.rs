@@ -13,7 +13,8 @@
 //!    stabilizer sizes the generator and the statistics rely on match a direct count;
 //! 3. **moves**: for legal positions, the engine's moves (with the positions they lead to) are
 //!    exactly `retro_rules::laws::successors`;
-//! 4. **outcome**: checkmate and stalemate agree with `checkmated` and `stalemated`;
+//! 4. **outcome**: checkmate and stalemate agree with `checkmated` and `stalemated`; and the
+//!    generator's shortcut, `Position::quiet_move_count`, finds exactly the listed moves;
 //! 5. **un-moves are the inverse of moves**: every predecessor the engine yields for a legal
 //!    position `p` is legal and has `p` among its (already proven) moves, and none is yielded
 //!    twice (soundness); and the number of (predecessor, position) pairs the un-move generator
@@ -533,6 +534,55 @@ fn check_position(ctx: &Context, p: &Position, report: &mut Report) {
         .entry(ctx.material)
         .or_default()
         .merge(&outgoing);
+
+    // The counting shortcut of retrograde analysis lists the same moves.
+    let mut captures_counted = Vec::new();
+    let mut king_steps = Vec::new();
+    if let Some(count) = p.quiet_move_count(
+        geo,
+        |mv| captures_counted.push(mv),
+        |mv| king_steps.push(mv),
+    ) {
+        let mut listed_captures: Vec<_> = fast
+            .iter()
+            .map(|(mv, _)| *mv)
+            .filter(|mv| mv.captured.is_some())
+            .collect();
+        let mut listed_kings: Vec<_> = fast
+            .iter()
+            .map(|(mv, _)| *mv)
+            .filter(|mv| mv.captured.is_none() && mv.piece == Piece::King)
+            .collect();
+        let listed_others = fast
+            .iter()
+            .filter(|(mv, _)| mv.captured.is_none() && mv.piece != Piece::King)
+            .count();
+        let key = |m: &crate::position::Move| (m.from, m.to);
+        for list in [
+            &mut listed_captures,
+            &mut listed_kings,
+            &mut captures_counted,
+            &mut king_steps,
+        ] {
+            list.sort_by_key(key);
+        }
+        if count as usize != listed_others
+            || captures_counted != listed_captures
+            || king_steps != listed_kings
+        {
+            fail(
+                report,
+                "quiet move count",
+                format!(
+                    "counted {count} quiet moves, {} captures, {} king steps; listed {listed_others}, {}, {}",
+                    captures_counted.len(),
+                    king_steps.len(),
+                    listed_captures.len(),
+                    listed_kings.len()
+                ),
+            );
+        }
+    }
 
     // 4. Outcome.
     let mate = retro_rules::laws::checkmated(&natural);

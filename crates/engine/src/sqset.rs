@@ -71,6 +71,17 @@ impl SqSet {
         ])
     }
 
+    /// The squares of this set not in `other`.
+    #[inline]
+    pub fn minus(self, other: SqSet) -> SqSet {
+        SqSet([
+            self.0[0] & !other.0[0],
+            self.0[1] & !other.0[1],
+            self.0[2] & !other.0[2],
+            self.0[3] & !other.0[3],
+        ])
+    }
+
     /// Whether the set is empty.
     #[inline]
     pub fn is_empty(self) -> bool {
@@ -80,6 +91,23 @@ impl SqSet {
     /// The number of squares in the set.
     pub fn len(self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The lowest square of the set.
+    #[inline]
+    pub fn first(self) -> Option<Sq> {
+        (0..4)
+            .find(|&w| self.0[w] != 0)
+            .map(|w| (w * 64) as Sq + self.0[w].trailing_zeros() as Sq)
+    }
+
+    /// The highest square of the set.
+    #[inline]
+    pub fn last(self) -> Option<Sq> {
+        (0..4)
+            .rev()
+            .find(|&w| self.0[w] != 0)
+            .map(|w| (w * 64) as Sq + (63 - self.0[w].leading_zeros()) as Sq)
     }
 
     /// The squares of the set in increasing order.
@@ -123,5 +151,11 @@ mod tests {
         assert!(s.intersects(SqSet::single(255)));
         assert!(!s.intersects(SqSet::single(254)));
         assert!(SqSet::EMPTY.is_empty());
+        assert_eq!((s.first(), s.last()), (Some(0), Some(255)));
+        assert_eq!(
+            (SqSet::single(70).first(), SqSet::single(70).last()),
+            (Some(70), Some(70))
+        );
+        assert_eq!(SqSet::EMPTY.first(), None);
     }
 }

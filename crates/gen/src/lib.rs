@@ -50,7 +50,7 @@ use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
 use retro_format::{FormatError, Header, Table, Value};
 use retro_rules::{Board, Piece, Side};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -508,17 +508,18 @@ impl Waiting {
 
 /// The smaller tables captures lead into.
 struct Subtables {
-    tables: HashMap<Material, (Table, Indexer)>,
+    /// At most six entries: a linear search beats hashing.
+    tables: Vec<(Material, Table, Indexer)>,
 }
 
 impl Subtables {
     fn open(builder: &Builder, material: Material) -> Result<Subtables, GenError> {
-        let mut tables = HashMap::new();
+        let mut tables: Vec<(Material, Table, Indexer)> = Vec::new();
         for side in Side::ALL {
             for piece in Piece::PROMOTIONS {
                 if let Some(smaller) = material.without(side, piece) {
                     let canonical = smaller.canonical().0;
-                    if tables.contains_key(&canonical) {
+                    if tables.iter().any(|(m, _, _)| *m == canonical) {
                         continue;
                     }
                     let table = Table::open(&builder.path_of(canonical))?;
@@ -528,7 +529,7 @@ impl Subtables {
                             reason: e.to_string(),
                         }
                     })?;
-                    tables.insert(canonical, (table, indexer));
+                    tables.push((canonical, table, indexer));
                 }
             }
         }
@@ -542,7 +543,11 @@ impl Subtables {
             material: canonical.to_string(),
             fen: p.to_natural(geo).fen(),
         };
-        let (table, indexer) = self.tables.get(&canonical).ok_or_else(inconsistent)?;
+        let (_, table, indexer) = self
+            .tables
+            .iter()
+            .find(|(m, _, _)| *m == canonical)
+            .ok_or_else(inconsistent)?;
         let q = if flipped { p.colour_flipped(geo) } else { *p };
         let index = indexer.index(geo, &q).ok_or_else(inconsistent)?;
         match table.value(q.side_to_move() == Side::White, index)? {
@@ -597,7 +602,6 @@ impl Work<'_> {
             return Ok(NO_POSITION);
         }
         let mut weight: u32 = 0;
-        let mut any = false;
         let mut captures = Captures::default();
         let mut error = None;
         let kings = (p.king(Side::White), p.king(Side::Black));
@@ -607,34 +611,53 @@ impl Work<'_> {
         let asymmetric = self
             .indexer
             .kings_fixed_by_identity_only(white_king, black_king);
-        p.for_each_legal_move(geo, None, |mv| {
-            any = true;
-            if mv.captured.is_some() {
-                match self.subtables.probe(geo, &p.play(geo, &mv)) {
-                    Ok(v) => captures.add(v),
-                    Err(e) => error = Some(e),
-                }
-                return;
-            }
-            // A child's stabilizer is trivial when only the identity fixes its kings.
-            let trivial = match (mv.piece, stm) {
-                (Piece::King, Side::White) => {
-                    self.indexer.kings_fixed_by_identity_only(mv.to, black_king)
-                }
-                (Piece::King, Side::Black) => {
-                    self.indexer.kings_fixed_by_identity_only(white_king, mv.to)
-                }
-                _ => asymmetric,
+        // A move's weight is its child's stabilizer size: 1 when only the identity fixes the
+        // child's kings, which for a move of another man are these kings.
+        let king_step_weight = |mv: &retro_engine::Move| {
+            let trivial = match stm {
+                Side::White => self.indexer.kings_fixed_by_identity_only(mv.to, black_king),
+                Side::Black => self.indexer.kings_fixed_by_identity_only(white_king, mv.to),
             };
-            weight += if trivial {
+            if trivial {
                 1
             } else {
-                self.indexer.stabilizer_size(geo, &p.play(geo, &mv))
+                self.indexer.stabilizer_size(geo, &p.play(geo, mv))
+            }
+        };
+        let mut capture =
+            |mv: retro_engine::Move| match self.subtables.probe(geo, &p.play(geo, &mv)) {
+                Ok(v) => captures.add(v),
+                Err(e) => error = Some(e),
             };
-        });
+        let counted = if asymmetric {
+            let mut king_weight = 0;
+            p.quiet_move_count(geo, &mut capture, |mv| king_weight += king_step_weight(&mv))
+                .map(|others| others + king_weight)
+        } else {
+            None
+        };
+        match counted {
+            Some(w) => weight = w,
+            None => p.for_each_legal_move(geo, None, |mv| {
+                if mv.captured.is_some() {
+                    capture(mv);
+                } else {
+                    weight += if mv.piece == Piece::King {
+                        king_step_weight(&mv)
+                    } else if asymmetric {
+                        1
+                    } else {
+                        self.indexer.stabilizer_size(geo, &p.play(geo, &mv))
+                    };
+                }
+            }),
+        }
         if let Some(e) = error {
             return Err(e);
         }
+        // Every quiet move weighs at least 1.
+        let any =
+            weight > 0 || captures.win.is_some() || captures.escape || captures.loss.is_some();
         if !any {
             return Ok(if p.in_check(geo, stm) {
                 decided(0)

@@ -7,6 +7,7 @@ use retro_engine::TablePosition;
 use retro_game::solve;
 use retro_rules::chess::universe;
 use retro_rules::{Chess, Man};
+use std::collections::HashMap;
 
 struct Tables {
     geo: Geometry,

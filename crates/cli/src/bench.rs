@@ -1,0 +1,199 @@
+//! `retro bench`: how long building tables takes, and how much memory it needs.
+//!
+//! Each run is a separate `retro gen` process on a fresh scratch directory, so its peak resident
+//! memory is its own. Times are wall-clock; the report gives the median and range over the runs
+//! and names the machine.
+
+use anyhow::{bail, Context, Result};
+use retro_engine::Material;
+use retro_rules::{Board, Piece, Side};
+use retro_tablebase::table1;
+use serde_json::json;
+use std::path::Path;
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Suite {
+    /// Every 3- and 4-man pawnless table on 8x8 (Table 1's 25 tables), from nothing.
+    Small,
+    /// KRBvKR, its smaller tables already built.
+    Krbkr,
+    /// All 60 five-man pawnless tables on 8x8, the 4-man tables already built (one run).
+    Five,
+}
+
+impl Suite {
+    fn describe(self) -> &'static str {
+        match self {
+            Suite::Small => "all 3- and 4-man pawnless tables on 8x8, from nothing",
+            Suite::Krbkr => "KRBvKR, its smaller tables already built",
+            Suite::Five => "all 60 five-man pawnless tables on 8x8, the smaller ones already built",
+        }
+    }
+}
+
+/// The canonical pawnless materials of exactly five men.
+pub fn five_man_materials() -> Vec<Material> {
+    let mut all: Vec<Material> = Material::all_up_to(5, false)
+        .into_iter()
+        .filter(|m| m.len() == 5 && m.is_canonical())
+        .collect();
+    all.sort_by_key(|m| m.to_string());
+    all
+}
+
+struct Run {
+    seconds: f64,
+    peak_mib: Option<f64>,
+}
+
+fn gen(materials: &[Material], dir: &Path) -> Result<Run> {
+    let exe = std::env::current_exe().context("finding the retro binary")?;
+    let mut command = Command::new(exe);
+    command
+        .arg("gen")
+        .args(materials.iter().map(|m| m.to_string()))
+        .arg("--dir")
+        .arg(dir)
+        .arg("--quiet");
+    let start = Instant::now();
+    let out = command.output().context("running retro gen")?;
+    let seconds = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "retro gen failed: {}{}",
+            stdout,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let peak_mib = stdout
+        .lines()
+        .last()
+        .and_then(|l| l.split("peak memory ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok());
+    Ok(Run { seconds, peak_mib })
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|k| k.parse::<f64>().ok())
+        })
+        .map_or(String::new(), |kib| {
+            format!(", {:.0} GiB", kib / 1024.0 / 1024.0)
+        });
+    format!("{cpu}, {cores} cores{memory}")
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+pub fn bench(suites: &[Suite], runs: u32, as_json: bool) -> Result<ExitCode> {
+    let suites: Vec<Suite> = if suites.is_empty() {
+        vec![Suite::Small, Suite::Krbkr]
+    } else {
+        suites.to_vec()
+    };
+    let board = Board::STANDARD;
+    let machine = machine();
+    if !as_json {
+        println!("retro bench — {machine}; release build; wall-clock seconds, peak resident memory of the gen process");
+        println!(
+            "{:<7} {:>4} {:>9} {:>8} {:>8} {:>9}  what",
+            "suite", "runs", "median s", "min s", "max s", "peak MiB"
+        );
+    }
+    let small = table1::materials();
+    let mut results = Vec::new();
+    for suite in suites {
+        let runs = if suite == Suite::Five { 1 } else { runs.max(1) };
+        let mut times = Vec::new();
+        let mut peak: f64 = 0.0;
+        for _ in 0..runs {
+            let scratch = tempfile::tempdir().context("making a scratch directory")?;
+            let (prepare, measured): (Vec<Material>, Vec<Material>) = match suite {
+                Suite::Small => (Vec::new(), small.clone()),
+                Suite::Krbkr => {
+                    let krbkr = Material::from_men(&[
+                        (Side::White, Piece::King),
+                        (Side::White, Piece::Rook),
+                        (Side::White, Piece::Bishop),
+                        (Side::Black, Piece::King),
+                        (Side::Black, Piece::Rook),
+                    ]);
+                    (krbkr_subtables(krbkr), vec![krbkr])
+                }
+                Suite::Five => (small.clone(), five_man_materials()),
+            };
+            if !prepare.is_empty() {
+                gen(&prepare, scratch.path())?;
+            }
+            let run = gen(&measured, scratch.path())?;
+            times.push(run.seconds);
+            peak = peak.max(run.peak_mib.unwrap_or(0.0));
+        }
+        let (min, max) = (
+            times.iter().copied().fold(f64::INFINITY, f64::min),
+            times.iter().copied().fold(0.0, f64::max),
+        );
+        let med = median(times.clone());
+        if as_json {
+            results.push(json!({ "suite": format!("{suite:?}").to_lowercase(), "what": suite.describe(), "runs": runs, "median_seconds": med, "min_seconds": min, "max_seconds": max, "peak_mib": peak, "seconds": times }));
+        } else {
+            println!(
+                "{:<7} {:>4} {:>9.2} {:>8.2} {:>8.2} {:>9.0}  {}",
+                format!("{suite:?}").to_lowercase(),
+                runs,
+                med,
+                min,
+                max,
+                peak,
+                suite.describe()
+            );
+        }
+    }
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({ "machine": machine, "board": board.to_string(), "results": results })
+            )?
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn krbkr_subtables(krbkr: Material) -> Vec<Material> {
+    let mut subs = Vec::new();
+    for side in Side::ALL {
+        for piece in Piece::PROMOTIONS {
+            if let Some(m) = krbkr.without(side, piece) {
+                subs.push(m.canonical().0);
+            }
+        }
+    }
+    subs
+}
