@@ -6,6 +6,7 @@
 mod bench;
 mod show;
 mod tables;
+mod verify;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -56,8 +57,11 @@ enum Command {
     /// captures need (pawnless material of up to 5 men).
     Gen {
         /// Materials, e.g. KRvK KQvKR (or Hurd's KR_K).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "up_to")]
         materials: Vec<String>,
+        /// Every pawnless material of at most this many men (kings included), besides any named.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=5))]
+        up_to: Option<u8>,
         /// The board, FxR.
         #[arg(long, default_value = "8x8")]
         board: Board,
@@ -114,6 +118,37 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Check tables against the natural model of chess: every legal position's stored value
+    /// must follow from its moves' values (and smaller tables, checked first). Writes a
+    /// certificate beside each table that passes.
+    Verify {
+        /// Materials (default: every table in the directory).
+        materials: Vec<String>,
+        /// The board, FxR.
+        #[arg(long, default_value = "8x8")]
+        board: Board,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// State Hurd's theorems for a category (e.g. KR_K), or the theorem for one position (a
+    /// FEN), from a verified table.
+    Prove {
+        /// A material such as KR_K or KQvKR, or a position in FEN.
+        target: String,
+        /// Only this side to move (for a material).
+        #[arg(long, value_enum)]
+        stm: Option<SideArg>,
+        /// The board of a material's tables (a FEN brings its own), FxR.
+        #[arg(long)]
+        board: Option<Board>,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Measure how long building tables takes and how much memory it needs (release build;
     /// medians over several runs, each a fresh process on a scratch directory).
     Bench {
@@ -151,6 +186,22 @@ enum Command {
     },
 }
 
+/// A side, on the command line.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SideArg {
+    White,
+    Black,
+}
+
+impl SideArg {
+    fn side(self) -> retro_rules::Side {
+        match self {
+            SideArg::White => retro_rules::Side::White,
+            SideArg::Black => retro_rules::Side::Black,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(threads) = cli.threads {
@@ -182,10 +233,11 @@ fn run(command: Command) -> Result<ExitCode> {
         } => perft_command(&fen, depth, natural, divide),
         Command::Gen {
             materials,
+            up_to,
             board,
             dir,
             quiet,
-        } => tables::gen(&materials, board, dir, quiet),
+        } => tables::gen(&materials, up_to, board, dir, quiet),
         Command::Probe {
             fen,
             dir,
@@ -201,6 +253,18 @@ fn run(command: Command) -> Result<ExitCode> {
         } => tables::stats(&materials, board, dir, format),
         Command::Table1 { dir, format, quiet } => tables::table1(dir, format, quiet),
         Command::Bench { suites, runs, json } => bench::bench(&suites, runs, json),
+        Command::Verify {
+            materials,
+            board,
+            dir,
+            quiet,
+        } => verify::verify(&materials, board, dir, quiet),
+        Command::Prove {
+            target,
+            stm,
+            board,
+            dir,
+        } => verify::prove(&target, stm.map(SideArg::side), board, dir),
         Command::Selfcheck {
             board,
             pieces,

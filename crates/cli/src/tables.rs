@@ -129,11 +129,19 @@ fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
 
 pub fn gen(
     materials: &[String],
+    up_to: Option<u8>,
     board: Board,
     dir: Option<PathBuf>,
     quiet: bool,
 ) -> Result<ExitCode> {
-    let materials = parse_materials(materials)?;
+    let mut materials = parse_materials(materials)?;
+    if let Some(men) = up_to {
+        materials.extend(
+            Material::all_up_to(usize::from(men), false)
+                .into_iter()
+                .filter(|m| m.is_canonical()),
+        );
+    }
     if materials.is_empty() {
         bail!("name at least one material, e.g. `retro gen KRvK`");
     }

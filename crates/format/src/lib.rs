@@ -430,6 +430,11 @@ impl Table {
         &self.header
     }
 
+    /// The blake3 hash of the body, as the header records it (checked on opening).
+    pub fn body_hash(&self) -> [u8; 32] {
+        self.map[40..72].try_into().expect("32 bytes")
+    }
+
     /// The path it was opened from.
     pub fn path(&self) -> &Path {
         &self.path

@@ -1,0 +1,248 @@
+//! `retro verify` and `retro prove`: checking tables against the natural model, and stating
+//! Hurd's theorems once they are checked.
+
+use crate::tables::tables_dir;
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_rules::{Board, Position, Side};
+use retro_tablebase::stats::material_stats;
+use retro_tablebase::Tablebase;
+use retro_verify::men::Men;
+use retro_verify::{certificate, theorem, Checker};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The categories of the tables in `dir` for `board`.
+fn tables_in(dir: &std::path::Path, board: Board) -> Result<Vec<String>> {
+    let suffix = format!(".{board}.rtb");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if let Some(material) = name.strip_suffix(&suffix) {
+            names.push(material.to_string());
+        }
+    }
+    Ok(names)
+}
+
+pub fn verify(
+    materials: &[String],
+    board: Board,
+    dir: Option<PathBuf>,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let dir = tables_dir(dir);
+    let names = if materials.is_empty() {
+        tables_in(&dir, board)?
+    } else {
+        materials.to_vec()
+    };
+    if names.is_empty() {
+        bail!(
+            "no tables for {board} in {}; build some with `retro gen`",
+            dir.display()
+        );
+    }
+    let checker = Checker::new(board, &dir);
+    let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+    println!(
+        "verify: {} tables on {board} in {}, smallest first, against the natural model",
+        plan.len(),
+        dir.display()
+    );
+    let start = Instant::now();
+    let mut positions = 0;
+    let mut failed = 0;
+    for men in &plan {
+        let entries = retro_verify::scheme::Scheme::new(board, men).size();
+        let bar = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(entries)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>14} {bar:30} {human_pos:>12}/{human_len} placements  {elapsed} (~{eta} left)")
+                .expect("a valid template"),
+        );
+        bar.set_prefix(men.to_string());
+        let report = checker
+            .check(men, &|n| bar.inc(n))
+            .with_context(|| format!("checking {men}"))?;
+        bar.finish_and_clear();
+        positions += report.positions;
+        if report.passed() {
+            let cert = certificate::write(&checker, &report, board)?;
+            println!(
+                "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
+                men.to_string(),
+                report.positions,
+                report.seconds,
+                cert.display()
+            );
+        } else {
+            failed += 1;
+            println!(
+                "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
+                men.to_string(),
+                report.failure_count,
+                report.positions
+            );
+            for f in &report.failures {
+                println!("    {f}");
+            }
+        }
+    }
+    println!(
+        "checked {} tables, {positions} legal positions, in {:.1} s: {}",
+        plan.len(),
+        start.elapsed().as_secs_f64(),
+        if failed == 0 {
+            "all pass".to_string()
+        } else {
+            format!("{failed} FAIL")
+        }
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+pub fn prove(
+    target: &str,
+    stm: Option<Side>,
+    board: Option<Board>,
+    dir: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let dir = tables_dir(dir);
+    if target.contains('/') {
+        return prove_position(target, dir);
+    }
+    let board = board.unwrap_or_default();
+    let men = Men::parse(target)?;
+    let stored = retro_verify::stored(men.clone());
+    let flipped = stored != men;
+    let checker = Checker::new(board, &dir);
+    let status = certificate::established(&checker, &stored)?;
+    let tb = Tablebase::new(board, &dir);
+    let material: retro_engine::Material =
+        stored.to_string().parse().map_err(|e| anyhow!("{e}"))?;
+    let stats =
+        material_stats(&tb, material).with_context(|| format!("reading the table of {stored}"))?;
+    println!(
+        "Category {} ({}) on {board}, from table {}",
+        men.hurd_name(),
+        men,
+        checker.path_of(&stored).display()
+    );
+    match &status {
+        None => println!(
+            "Established by `retro verify` (certificate {}).",
+            checker.certificate_path(&stored).display()
+        ),
+        Some(reason) => println!(
+            "NOT ESTABLISHED: {reason}. The statements below are read from an unchecked table."
+        ),
+    }
+    let sides: Vec<Side> = stm.map_or(Side::ALL.to_vec(), |s| vec![s]);
+    for side in sides {
+        // The table's side to move that plays this category's `side`.
+        let table_side = if flipped {
+            retro_rules::opponent(side)
+        } else {
+            side
+        };
+        let s = stats.side(table_side);
+        println!();
+        println!("{side} to move:");
+        for winner in Side::ALL {
+            // Positions won by `winner` are wins for the side to move when it is the winner.
+            let (longest, example) = if winner == side {
+                (&s.longest_win, "win")
+            } else {
+                (&s.longest_loss, "loss")
+            };
+            let plies = longest.as_ref().map(|(n, _)| *n);
+            println!("  Stability theorem ({winner}'s forced mates):");
+            println!("    ⊢ {}", theorem::stability(&men, side, winner, plies));
+            match longest {
+                None => println!("    In words: with {side} to move, {winner} can never force mate in this category."),
+                Some((n, fen)) => {
+                    let k = theorem::bound(*n);
+                    let moves = n.div_ceil(2);
+                    println!("    In words: with {side} to move, if {winner} can force mate at all, {winner} mates within {moves} moves.");
+                    let witness: Position = flipped_fen(fen, flipped)?.parse().context("the witness position")?;
+                    let value = checker.value(&witness)?;
+                    let expected = if example == "win" { retro_format::Value::Win(*n) } else { retro_format::Value::Loss(*n) };
+                    if value != expected {
+                        bail!("the witness {} reads {value:?} through the checker, not {expected:?}", witness.fen());
+                    }
+                    println!("  The bound {k} is tight: a witness mated in exactly {moves} moves ({n} plies):");
+                    println!("    ⊢ {}", theorem::membership_of("p₀", &witness, value));
+                    println!("      where p₀ = {}", theorem::lambda(&witness));
+                    println!("      (FEN {})", witness.fen());
+                }
+            }
+        }
+    }
+    Ok(if status.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The FEN of the position of a category whose table stores it with the colours exchanged.
+fn flipped_fen(fen: &str, flipped: bool) -> Result<String> {
+    if !flipped {
+        return Ok(fen.to_string());
+    }
+    let p: Position = fen.parse()?;
+    let ranks = p.board().ranks();
+    let men = p.men().map(|(sq, (side, piece))| {
+        (
+            retro_rules::Square::new(sq.file, ranks - 1 - sq.rank),
+            (retro_rules::opponent(side), piece),
+        )
+    });
+    let stm = retro_rules::opponent(retro_rules::position::to_move(&p));
+    Ok(Position::new(p.board(), stm, men, None)?.fen())
+}
+
+fn prove_position(fen: &str, dir: PathBuf) -> Result<ExitCode> {
+    let p = crate::parse_position(fen)?;
+    let board = p.board();
+    let checker = Checker::new(board, &dir);
+    let men = retro_verify::stored(Men::of_position(&p));
+    let value = checker
+        .value(&p)
+        .with_context(|| format!("reading the table of {men}"))?;
+    let status = certificate::established(&checker, &men)?;
+    println!("Position {}", p.fen());
+    println!("  p = {}", theorem::lambda(&p));
+    println!("  ⊢ {}", theorem::membership(&p, value));
+    println!(
+        "  In words: {}",
+        retro_tablebase::probe::describe(retro_rules::position::to_move(&p), value)
+    );
+    println!(
+        "  Rests on the table {} ({} on {board}).",
+        checker.path_of(&men).display(),
+        men
+    );
+    match status {
+        None => {
+            println!(
+                "  Established by `retro verify` (certificate {}).",
+                checker.certificate_path(&men).display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(reason) => {
+            println!("  NOT ESTABLISHED: {reason}.");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! `retro verify` and `retro prove` end to end: generated tables pass; single wrong values are
+//! found at their position; damaged files are clear errors; Hurd's theorems are stated only for
+//! checked tables; and Hurd's KQRvK subtlety, shown on the tables.
+
+use retro_engine::{Geometry, Indexer, Material, TablePosition};
+use retro_format::{Header, Table, Value};
+use retro_rules::{Board, Side};
+use retro_tablebase::stats::material_stats;
+use retro_tablebase::Tablebase;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn retro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn gen(dir: &Path, board: &str, materials: &[&str]) {
+    let mut args = vec![
+        "gen",
+        "--board",
+        board,
+        "--dir",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend(materials);
+    let out = retro(&args);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// Rewrites one entry of a table (a valid file with a wrong value) and returns the position's FEN.
+fn inject(
+    dir: &Path,
+    board: Board,
+    material: &str,
+    pick: impl Fn(Value) -> Option<Value>,
+) -> String {
+    let geo = Geometry::new(board);
+    let m: Material = material.parse().unwrap();
+    let indexer = Indexer::new(&geo, m).unwrap();
+    let path = dir.join(retro_format::file_name(
+        material,
+        board.files(),
+        board.ranks(),
+    ));
+    let table = Table::open(&path).unwrap();
+    let header: Header = table.header().clone();
+    let entries = header.entries_per_side;
+    let mut body = table.body().to_vec();
+    drop(table);
+    for (s, stm) in Side::ALL.into_iter().enumerate() {
+        for i in 0..entries {
+            let at = (s as u64 * entries + i) as usize;
+            let width = usize::from(header.value_width);
+            let code = if width == 1 {
+                u32::from(body[at])
+            } else {
+                u32::from(u16::from_le_bytes([body[2 * at], body[2 * at + 1]]))
+            };
+            if let Some(new) = pick(Value::from_code(code)) {
+                let p: TablePosition = indexer.position(&geo, i, stm).unwrap();
+                if width == 1 {
+                    body[at] = new.code() as u8;
+                } else {
+                    body[2 * at..2 * at + 2].copy_from_slice(&(new.code() as u16).to_le_bytes());
+                }
+                retro_format::write_table(&path, &header, &body).unwrap();
+                return p.to_natural(&geo).fen();
+            }
+        }
+    }
+    panic!("no entry of {material} to change");
+}
+
+fn verify_reports(dir: &Path, board: &str, material: &str, fen: &str) {
+    let out = retro(&[
+        "verify",
+        material,
+        "--board",
+        board,
+        "--dir",
+        dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report = text(&out);
+    assert!(report.contains("FAIL"), "{report}");
+    assert!(
+        report.contains(&format!("    {fen}: stored")),
+        "the injected position {fen} is not reported:\n{report}"
+    );
+}
+
+#[test]
+fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
+    let board = Board::new(6, 6).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    gen(dir.path(), "6x6", &["KQvKR", "KRvKN", "KBNvK"]);
+    let all = retro(&[
+        "verify",
+        "--board",
+        "6x6",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(all.status.success(), "{}", text(&all));
+    assert!(text(&all).contains("all pass"));
+
+    type Change = Box<dyn Fn(Value) -> Option<Value>>;
+    let cases: Vec<(&str, &str, Change)> = vec![
+        (
+            "KQvKR",
+            "a win deepened by one ply",
+            Box::new(|v| match v {
+                Value::Win(n) if n > 5 => Some(Value::Loss(n + 1)),
+                _ => None,
+            }),
+        ),
+        (
+            "KRvK",
+            "a win shortened by one ply",
+            Box::new(|v| match v {
+                Value::Win(n) if n > 5 => Some(Value::Loss(n - 1)),
+                _ => None,
+            }),
+        ),
+        (
+            "KBNvK",
+            "a win deepened by two plies",
+            Box::new(|v| match v {
+                Value::Win(n) if n > 9 => Some(Value::Win(n + 2)),
+                _ => None,
+            }),
+        ),
+        (
+            "KRvKN",
+            "a win turned into a draw",
+            Box::new(|v| match v {
+                Value::Win(n) if n > 7 => Some(Value::Draw),
+                _ => None,
+            }),
+        ),
+        (
+            "KRvKN",
+            "a draw turned into a loss",
+            Box::new(|v| match v {
+                Value::Draw => Some(Value::Loss(4)),
+                _ => None,
+            }),
+        ),
+        (
+            "KQvKR",
+            "a loss turned into a draw",
+            Box::new(|v| match v {
+                Value::Loss(n) if n > 6 => Some(Value::Draw),
+                _ => None,
+            }),
+        ),
+    ];
+    for (material, what, pick) in cases {
+        let copy = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(dir.path()).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name().to_string_lossy().ends_with(".rtb") {
+                std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
+            }
+        }
+        let fen = inject(copy.path(), board, material, pick);
+        eprintln!("{material}: {what} at {fen}");
+        verify_reports(copy.path(), "6x6", material, &fen);
+    }
+}
+
+#[test]
+fn damaged_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    gen(dir.path(), "5x5", &["KRvK"]);
+    let path = dir.path().join("KRvK.5x5.rtb");
+    let good = std::fs::read(&path).unwrap();
+    let run = || {
+        retro(&[
+            "verify",
+            "KRvK",
+            "--board",
+            "5x5",
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--quiet",
+        ])
+    };
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("checksum"), "{}", text(&out));
+    std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("truncated"), "{}", text(&out));
+    // A well-formed table of another material under KRvK's name: a wrong header.
+    gen(dir.path(), "5x5", &["KQvK"]);
+    std::fs::copy(dir.path().join("KQvK.5x5.rtb"), &path).unwrap();
+    let out = run();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("the header describes KQvK"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn theorems_are_stated_once_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    gen(dir.path(), "8x8", &["KRvK"]);
+    let before = retro(&["prove", "KR_K", "--stm", "black", "--dir", d]);
+    assert_eq!(before.status.code(), Some(1));
+    assert!(
+        text(&before).contains("NOT ESTABLISHED"),
+        "{}",
+        text(&before)
+    );
+    assert!(retro(&["verify", "KRvK", "--dir", d, "--quiet"])
+        .status
+        .success());
+    let out = retro(&["prove", "KR_K", "--stm", "black", "--dir", d]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("Established by `retro verify`"), "{t}");
+    assert!(t.contains("∀p. all_on_board p ∧ to_move p = Black ∧ has_pieces p White [King, Rook] ∧ has_pieces p Black [King] ⇒ (p ∈ win2 chess ⟺ p ∈ win2_by chess 16)"), "{t}");
+    assert!(
+        t.contains("p₀ ∈ win2_by chess 16 ∧ p₀ ∉ win2_by chess 15"),
+        "{t}"
+    );
+    assert!(
+        t.contains("has_pieces p Black [King] ⇒ p ∉ win1 chess_black"),
+        "Black never wins: {t}"
+    );
+    // Hurd's own witness, a single-position theorem.
+    let out = retro(&["prove", "8/3k1R2/8/8/8/8/8/K7 b - - 0 1", "--dir", d]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("p ∈ win2_by chess 16 ∧ p ∉ win2_by chess 15"),
+        "{t}"
+    );
+    assert!(t.contains("if sq = (0, 0) then SOME (White, King) else if sq = (5, 6) then SOME (White, Rook) else if sq = (3, 6) then SOME (Black, King) else NONE"), "{t}");
+    // White to move: the win1_by form.
+    let t = text(&retro(&[
+        "prove",
+        "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
+        "--dir",
+        d,
+    ]));
+    assert!(
+        t.contains("p ∈ win1_by chess 15 ∧ p ∉ win1_by chess 14"),
+        "{t}"
+    );
+    // A changed table is no longer established.
+    let path = dir.path().join("KRvK.8x8.rtb");
+    let table = Table::open(&path).unwrap();
+    let (header, mut body) = (table.header().clone(), table.body().to_vec());
+    drop(table);
+    let i = body.iter().position(|&c| c == 3).unwrap();
+    body[i] = 5;
+    retro_format::write_table(&path, &header, &body).unwrap();
+    assert!(text(&retro(&["prove", "KR_K", "--dir", d])).contains("changed since it was checked"));
+}
+
+/// Hurd, section 3.2: KQRvK with White to move settles after six moves, but its captures reach
+/// KRvK, which needs sixteen. The theorem at 6 is sound only because the iteration went on to 16
+/// and found the set unchanged; a rule that stopped when a category's set first stops changing
+/// would be unsound — as KQvKR shows, where Black's wins pause and then grow again.
+#[test]
+fn hurds_kqrk_subtlety() {
+    let dir = tempfile::tempdir().unwrap();
+    gen(dir.path(), "8x8", &["KQRvK", "KQvKR"]);
+    assert!(retro(&[
+        "verify",
+        "KQRvK",
+        "KQvKR",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--quiet"
+    ])
+    .status
+    .success());
+    let tb = Tablebase::new(Board::STANDARD, dir.path());
+    // win1_by n with White to move: wins in at most 2n + 1 plies; win2_by n with Black to move:
+    // losses in at most 2n plies. Sizes of the sets, from the verified table:
+    let kqrk = material_stats(&tb, "KQRvK".parse().unwrap()).unwrap();
+    let win1_by = |n: u32| -> u64 {
+        kqrk.side(Side::White)
+            .by_plies
+            .iter()
+            .filter(|(&p, _)| p % 2 == 1 && p <= 2 * n + 1)
+            .map(|(_, c)| c.raw)
+            .sum()
+    };
+    let win2_by = |n: u32| -> u64 {
+        kqrk.side(Side::Black)
+            .by_plies
+            .iter()
+            .filter(|(&p, _)| p % 2 == 0 && p <= 2 * n)
+            .map(|(_, c)| c.raw)
+            .sum()
+    };
+    // The White-to-move sets stop changing after six moves (Table 1: max 6) …
+    assert!(win1_by(4) < win1_by(5));
+    for n in 5..=16 {
+        assert_eq!(win1_by(n), win1_by(5), "win1_by {n}");
+    }
+    assert_eq!(win1_by(16), kqrk.side(Side::White).legal.raw);
+    // … but the Black-to-move sets they depend on keep growing to 16 (captures into KRvK), so
+    // at 6 the iteration is not yet at a fixed point and the stability lemma does not apply.
+    assert!(win2_by(6) < win2_by(16));
+    assert!(win2_by(15) < win2_by(16));
+    let (deepest, witness) = kqrk.side(Side::Black).longest_loss.clone().unwrap();
+    assert_eq!(
+        deepest, 32,
+        "a Black-to-move position of KQRvK mated in 16: {witness}"
+    );
+    // Carried to 16, where every set is stable, the theorem at 16 holds, and the set at 6 is
+    // the same: so the theorem holds at 6 too (Hurd's last step).
+    assert_eq!(win2_by(16), win2_by(17));
+    assert_eq!(win1_by(6), win1_by(16));
+
+    // Stopping as soon as a category's set repeats would be unsound: in KQvKR with White to
+    // move, Black's forced mates (the colour-exchanged game's win2_by) include 2-ply mates, none
+    // new at 4 … 12 plies, then more up to 36.
+    let kqkr = material_stats(&tb, "KQvKR".parse().unwrap()).unwrap();
+    let black_wins = |n: u32| -> u64 {
+        kqkr.side(Side::White)
+            .by_plies
+            .iter()
+            .filter(|(&p, _)| p % 2 == 0 && p <= 2 * n)
+            .map(|(_, c)| c.raw)
+            .sum()
+    };
+    assert!(black_wins(1) > 0);
+    assert_eq!(
+        black_wins(2),
+        black_wins(1),
+        "the set repeats: a naive stop here"
+    );
+    assert!(black_wins(18) > black_wins(1), "yet there are later mates");
+    let (deepest, witness) = kqkr.side(Side::White).longest_loss.clone().unwrap();
+    assert_eq!(deepest, 36, "White to move, mated in 18: {witness}");
+}

@@ -1,0 +1,588 @@
+//! # retro-verify — the independent checker
+//!
+//! Owns: checking that a table file holds exactly the values the natural model of chess gives
+//! ([`Checker`]), and the certificates that record a check ([`certificate`]).
+//! Must never: depend on the engine or the generator (`retro-engine`, `retro-gen`,
+//! `retro-tablebase`). It reads tables through `retro-format`, finds positions' entries with
+//! its own implementation of the index scheme ([`scheme`]), and takes every move, check and
+//! mate from `retro-rules`. A test fails if its dependencies ever include the engine.
+//!
+//! # What is checked
+//!
+//! A table stores `V(p)` for every position `p` of a category: *win in n* (the side to move
+//! mates in `n` plies, `n` odd), *loss in n* (it is mated in `n` plies, `n` even), *draw*, or
+//! *none*. For every legal position `p` of the category, with `M(p)` its moves in the natural
+//! model (`retro_rules::laws::successors`) and `V` read from this table or, after a capture,
+//! from the table of the smaller category (checked before):
+//!
+//! * **(P)** `V(p)` is not *none*, and the table has as many entries that are not *none* as the
+//!   category has legal positions, so *none* marks exactly the illegal ones;
+//! * **(C)** `V(p) = loss in 0` exactly when `p` is checkmate (`checkmated p`);
+//! * **(W)** if `V(p) = win in n` (n ≥ 1): some move leads to a `q` with `V(q) = loss in n−1`,
+//!   and no move leads to a loss in fewer plies;
+//! * **(L)** if `V(p) = loss in n` (n ≥ 2): `p` has a move, every move leads to a win in at most
+//!   `n−1` plies, and some move to a win in exactly `n−1`;
+//! * **(D)** if `V(p) = draw`: no move leads to a loss, and `p` is stalemate or some move leads
+//!   to a draw.
+//!
+//! # Why that proves the table
+//!
+//! Let `T(p)` be the true value: for White to move, *win in 2n+1* when `n` is least with
+//! `p ∈ win1_by chess n`; for Black to move, *loss in 2n* when `n` is least with
+//! `p ∈ win2_by chess n`; Black's wins likewise from the game with the colours exchanged;
+//! otherwise *draw*. These are the usual characterisation of `win1_by`/`win2_by`: `win2_by 0`
+//! is the checkmates of the side to move; a position is in `win1_by n` when some move reaches
+//! `win2_by n`; in `win2_by (n+1)` when it is not stuck and every move reaches `win1_by n`.
+//!
+//! **Claim.** For every `k`: `V(p) = win in k ⟺ T(p) = win in k` and
+//! `V(p) = loss in k ⟺ T(p) = loss in k`, for all legal `p` of every category checked.
+//! By strong induction on `k`, assuming the claim for every smaller depth (in this table and,
+//! already established, in the smaller ones captures lead to):
+//!
+//! * `k = 0`: (C) and `win2_by 0 = {checkmated}`.
+//! * `k = n` odd, `⇒`: by (W) a move reaches `q` with `V(q) = loss in n−1`, so `T(q) = loss in
+//!   n−1` (induction): `p` is won within `n`. No move reaches a stored loss in fewer plies, so
+//!   (induction) none reaches a true one: `p` is not won sooner. Hence `T(p) = win in n`.
+//! * `k = n` odd, `⇐`: some move reaches `q` with `T(q) = loss in n−1`, so `V(q) = loss in n−1`.
+//!   Then `V(p)` is not a draw (D forbids a move to a loss) nor a loss (L needs every move to
+//!   reach a win). So `V(p) = win in m`; `m < n` would give `T(p) = win in m` (the `⇒` part at
+//!   `m`), and `m > n` contradicts (W)'s "no loss in fewer plies" at `q`. So `m = n`.
+//! * `k = n ≥ 2` even, `⇒`: by (L) `p` has moves, all reach stored wins of at most `n−1`, one of
+//!   exactly `n−1`; by induction the same holds of `T`: `T(p) = loss in n`.
+//! * `k = n ≥ 2` even, `⇐`: every move reaches `q` with `T(q) = win in ≤ n−1`, one with `n−1`;
+//!   by induction the same of `V`. Then `V(p)` is no win (W needs a move to a loss) and no draw
+//!   (D needs a stalemate or a move to a draw; `p` has moves, all to wins). So `V(p) = loss in
+//!   m`, and (L) makes `m − 1` the largest child depth: `m = n`.
+//!
+//! Draws follow: if `V(p) = draw` then `T(p)` is no win or loss of any depth (the claim would
+//! make `V(p)` that), so `T(p) = draw`; and if `T(p) = draw` then `V(p)` is neither a win nor a
+//! loss, and by (P) it is not *none*: `V(p) = draw`. Hence `V = T` on every legal position, i.e.
+//! the table is exactly `win1_by`/`win2_by` of the natural model (and of the colour-exchanged
+//! game for Black's wins). The stability theorems follow: `p ∈ win2 chess ⟺ p ∈ win2_by chess N`
+//! for `N` the largest stored loss depth over two, and so on.
+//!
+//! Positions are checked one per orbit of the board's symmetries (the canonical image of the
+//! index scheme). The natural model is invariant under those symmetries: each maps files,
+//! ranks and the two diagonal directions onto files, ranks and diagonals, so `same_file`,
+//! `same_rank`, `same_diag1/2`, `square_between` and hence `attacks`, `chess_legal` and the move
+//! relation commute with it; so do `win1_by` and `win2_by`, and `T` is constant on each orbit —
+//! as `V` is, every image reading the same entry.
+//!
+//! # Restriction and simulation: from the category to chess
+//!
+//! A table covers one *category*: the positions with exactly these men (Hurd, section 3.2; the
+//! "restriction" slide). Its moves are those of the full game, and a move either keeps the men
+//! (a quiet move stays in the category) or captures one, leading into a smaller category whose
+//! table is checked first. So the category together with the smaller ones is closed under the
+//! moves of chess: no move leaves it for a position the induction has not covered, the winning
+//! predicate is the same (checkmate, on positions of the category), and legality is the natural
+//! model's. The sets proved for the category are therefore exactly the full game's sets
+//! restricted to positions with these men: `∀p. all_on_board p ∧ to_move p = … ∧ has_pieces p
+//! White [...] ∧ has_pieces p Black [...] ⇒ (p ∈ win2 chess ⟺ p ∈ win2_by chess N)`. The index
+//! is the "simulation": it maps each position of the natural model to an entry, and the proof
+//! above speaks of positions, not entries, so it holds however the entries are laid out — an
+//! index that merged two positions of different values would fail the check.
+
+pub mod certificate;
+pub mod men;
+pub mod scheme;
+pub mod theorem;
+
+use men::Men;
+use rayon::prelude::*;
+use retro_format::{FormatError, Table, Value};
+use retro_rules::laws::{chess_legal, in_check, successors};
+use retro_rules::{Board, Piece, Position, Side, Square};
+use scheme::Scheme;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Why a table could not be checked (as opposed to failing the check).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// A material name could not be read.
+    #[error(transparent)]
+    Material(#[from] men::BadMaterial),
+    /// The table file is missing, damaged or foreign.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+    /// The table's header does not describe the category it is named for.
+    #[error("{}: the header describes {found}, expected {expected}", path.display())]
+    WrongHeader {
+        /// The file.
+        path: PathBuf,
+        /// What it should describe.
+        expected: String,
+        /// What it describes.
+        found: String,
+    },
+    /// The checker handles pawnless categories of at most 8 men.
+    #[error("cannot check {0}: only pawnless material of at most 8 men")]
+    Unsupported(String),
+}
+
+/// A position whose stored value breaks one of the checked facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The position, in FEN.
+    pub fen: String,
+    /// Its stored value.
+    pub stored: Value,
+    /// Which fact fails, and how.
+    pub problem: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: stored {:?}: {}",
+            self.fen, self.stored, self.problem
+        )
+    }
+}
+
+/// The result of checking one table.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The category, as stored.
+    pub men: Men,
+    /// Legal positions checked (one per orbit), both sides to move.
+    pub positions: u64,
+    /// Failed facts.
+    pub failure_count: u64,
+    /// The first failures (at most [`Report::EXAMPLES`]).
+    pub failures: Vec<Failure>,
+    /// Seconds taken.
+    pub seconds: f64,
+    /// The body hash of the table checked.
+    pub body_hash: [u8; 32],
+}
+
+impl Report {
+    /// How many failures are kept with their positions.
+    pub const EXAMPLES: usize = 100;
+
+    /// Whether every fact holds.
+    pub fn passed(&self) -> bool {
+        self.failure_count == 0
+    }
+}
+
+struct Stored {
+    table: Table,
+    scheme: Scheme,
+}
+
+/// Checks the tables of one board in one directory.
+pub struct Checker {
+    board: Board,
+    dir: PathBuf,
+    open: Mutex<HashMap<Men, Arc<Stored>>>,
+}
+
+impl Checker {
+    /// A checker for `board`'s tables in `dir`.
+    pub fn new(board: Board, dir: impl Into<PathBuf>) -> Checker {
+        Checker {
+            board,
+            dir: dir.into(),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of a category (as stored).
+    pub fn path_of(&self, men: &Men) -> PathBuf {
+        self.dir.join(retro_format::file_name(
+            &men.to_string(),
+            self.board.files(),
+            self.board.ranks(),
+        ))
+    }
+
+    /// The categories to check for the named materials, as stored (stronger side White), with
+    /// everything their captures reach, smallest first.
+    pub fn plan(&self, names: &[&str]) -> Result<Vec<Men>, VerifyError> {
+        let mut needed: Vec<Men> = Vec::new();
+        let mut todo: Vec<Men> = names
+            .iter()
+            .map(|n| Men::parse(n).map(stored))
+            .collect::<Result<_, _>>()?;
+        while let Some(m) = todo.pop() {
+            if m.has_pawns() || m.count() > scheme::MAX_MEN {
+                return Err(VerifyError::Unsupported(m.to_string()));
+            }
+            if needed.contains(&m) {
+                continue;
+            }
+            todo.extend(smaller(&m));
+            needed.push(m);
+        }
+        needed.sort_by_key(|m| (m.count(), m.to_string()));
+        Ok(needed)
+    }
+
+    fn load(&self, men: &Men) -> Result<Arc<Stored>, VerifyError> {
+        if let Some(s) = self.open.lock().expect("no panics while locked").get(men) {
+            return Ok(s.clone());
+        }
+        let path = self.path_of(men);
+        let table = Table::open(&path)?;
+        let scheme = Scheme::new(self.board, men);
+        let h = table.header();
+        let expected = format!(
+            "{men} on {}, index scheme {}, {} entries per side",
+            self.board,
+            retro_format::INDEX_SCHEME,
+            scheme.size()
+        );
+        let found = format!(
+            "{} on {}x{}, index scheme {}, {} entries per side",
+            h.material, h.files, h.ranks, h.index_scheme, h.entries_per_side
+        );
+        if expected != found {
+            return Err(VerifyError::WrongHeader {
+                path,
+                expected,
+                found,
+            });
+        }
+        let stored = Arc::new(Stored { table, scheme });
+        self.open
+            .lock()
+            .expect("no panics while locked")
+            .insert(men.clone(), stored.clone());
+        Ok(stored)
+    }
+
+    /// The stored value of any legal position whose category's table is in the directory.
+    pub fn value(&self, p: &Position) -> Result<Value, VerifyError> {
+        let men = stored(Men::of_position(p));
+        let lookup = Lookup::new(self.board, vec![(men.clone(), self.load(&men)?)]);
+        lookup.value(p, self)
+    }
+
+    /// Checks the table of `men` (as stored), whose smaller tables must already be checked,
+    /// calling `progress` with the number of positions examined as it goes.
+    pub fn check(&self, men: &Men, progress: &(dyn Fn(u64) + Sync)) -> Result<Report, VerifyError> {
+        let start = Instant::now();
+        let stored = self.load(men)?;
+        let mut loaded = vec![(men.clone(), stored.clone())];
+        for smaller in smaller(men) {
+            let table = self.load(&smaller)?;
+            loaded.push((smaller, table));
+        }
+        let lookup = Lookup::new(self.board, loaded);
+        let scheme = &stored.scheme;
+        let failures = Mutex::new(Vec::new());
+        let failure_count = AtomicU64::new(0);
+        let legal = [AtomicU64::new(0), AtomicU64::new(0)];
+        let fail = |p: &Position, stored_value: Value, problem: String| {
+            failure_count.fetch_add(1, Ordering::Relaxed);
+            let mut list = failures.lock().expect("no panics while locked");
+            if list.len() < Report::EXAMPLES {
+                list.push(Failure {
+                    fen: p.fen(),
+                    stored: stored_value,
+                    problem,
+                });
+            }
+        };
+        let listed = scheme.men().to_vec();
+        scheme
+            .pairs()
+            .par_iter()
+            .try_for_each(|&pair| -> Result<(), VerifyError> {
+                let mut result = Ok(());
+                let mut examined = 0;
+                scheme.for_each_placement(pair, |squares| {
+                    examined += 1;
+                    if result.is_err() || !scheme.is_canonical(squares) {
+                        return;
+                    }
+                    let index = scheme
+                        .index(squares)
+                        .expect("canonical pairs have an index");
+                    for (s, side) in Side::ALL.into_iter().enumerate() {
+                        let p = Position::new(
+                            self.board,
+                            side,
+                            squares.iter().copied().zip(listed.iter().copied()),
+                            None,
+                        )
+                        .expect("distinct squares");
+                        if !chess_legal(&p) {
+                            continue;
+                        }
+                        legal[s].fetch_add(1, Ordering::Relaxed);
+                        let stored_value = match stored.table.value(side == Side::White, index) {
+                            Ok(v) => v,
+                            Err(e) => {
+                                result = Err(e.into());
+                                return;
+                            }
+                        };
+                        if let Err(e) = self.check_position(&lookup, &p, stored_value, &fail) {
+                            result = Err(e);
+                            return;
+                        }
+                    }
+                });
+                progress(examined);
+                result
+            })?;
+        // (P): exactly the legal positions have entries.
+        for (s, side) in Side::ALL.into_iter().enumerate() {
+            let entries = (0..scheme.size())
+                .into_par_iter()
+                .filter(|&i| {
+                    stored
+                        .table
+                        .code(side == Side::White, i)
+                        .is_ok_and(|c| c != 0)
+                })
+                .count() as u64;
+            let positions = legal[s].load(Ordering::Relaxed);
+            if entries != positions {
+                failure_count.fetch_add(1, Ordering::Relaxed);
+                failures.lock().expect("no panics while locked").push(Failure {
+                    fen: format!("(the {side}-to-move half of {men})"),
+                    stored: Value::Illegal,
+                    problem: format!("{entries} entries hold values but the category has {positions} legal positions"),
+                });
+            }
+        }
+        Ok(Report {
+            men: men.clone(),
+            positions: legal[0].load(Ordering::Relaxed) + legal[1].load(Ordering::Relaxed),
+            failure_count: failure_count.load(Ordering::Relaxed),
+            failures: failures.into_inner().expect("no panics while locked"),
+            seconds: start.elapsed().as_secs_f64(),
+            body_hash: stored.table.body_hash(),
+        })
+    }
+
+    /// Checks (P), (C), (W), (L) and (D) at one legal position.
+    fn check_position(
+        &self,
+        lookup: &Lookup,
+        p: &Position,
+        v: Value,
+        fail: &dyn Fn(&Position, Value, String),
+    ) -> Result<(), VerifyError> {
+        if v == Value::Illegal {
+            fail(p, v, "a legal position has no value (P)".into());
+            return Ok(());
+        }
+        let moves = successors(p);
+        let mut children = Vec::with_capacity(moves.len());
+        for (mv, q) in &moves {
+            let value = lookup.value(q, self)?;
+            if value == Value::Illegal {
+                fail(
+                    p,
+                    v,
+                    format!("the move {mv} leads to a legal position with no value (P)"),
+                );
+                return Ok(());
+            }
+            children.push((mv, value));
+        }
+        let stm = retro_rules::position::to_move(p);
+        let checkmate = moves.is_empty() && in_check(stm, p);
+        let stalemate = moves.is_empty() && !in_check(stm, p);
+        let loss_depths = children.iter().filter_map(|(_, c)| match c {
+            Value::Loss(k) => Some(*k),
+            _ => None,
+        });
+        let quickest_loss = loss_depths.clone().min();
+        if checkmate != (v == Value::Loss(0)) {
+            fail(
+                p,
+                v,
+                format!("checkmate is {checkmate} but the value is {v:?} (C)"),
+            );
+            return Ok(());
+        }
+        match v {
+            Value::Loss(0) | Value::Illegal => {}
+            Value::Win(n) => {
+                if quickest_loss != Some(n - 1) {
+                    let what = match quickest_loss {
+                        None => "no move leads to a loss".to_string(),
+                        Some(k) => format!("the quickest move to a loss reaches a loss in {k}"),
+                    };
+                    fail(
+                        p,
+                        v,
+                        format!(
+                            "a win in {n} needs a move to a loss in {}, but {what} (W)",
+                            n - 1
+                        ),
+                    );
+                }
+            }
+            Value::Loss(n) => {
+                let deepest_win = children.iter().map(|(_, c)| match c {
+                    Value::Win(k) => Some(*k),
+                    _ => None,
+                });
+                let all_wins: Option<Vec<u32>> = deepest_win.collect();
+                match all_wins {
+                    _ if children.is_empty() => fail(
+                        p,
+                        v,
+                        format!("a loss in {n} needs a move, but there is none (L)"),
+                    ),
+                    None => {
+                        let (mv, c) = children
+                            .iter()
+                            .find(|(_, c)| !matches!(c, Value::Win(_)))
+                            .expect("some move is not to a win");
+                        fail(p, v, format!("a loss in {n} needs every move to reach a win, but {mv} reaches {c:?} (L)"));
+                    }
+                    Some(depths) => {
+                        let max = depths.iter().copied().max().unwrap_or(0);
+                        if max != n - 1 {
+                            fail(p, v, format!("a loss in {n} needs the longest move to reach a win in {}, but it reaches one in {max} (L)", n - 1));
+                        }
+                    }
+                }
+            }
+            Value::Draw => {
+                if let Some(k) = quickest_loss {
+                    fail(p, v, format!("a draw cannot have a move to a loss, but one reaches a loss in {k} (D)"));
+                } else if !stalemate && !children.iter().any(|(_, c)| *c == Value::Draw) {
+                    fail(p, v, "a draw needs stalemate or a move to a draw, but every move reaches a win (D)".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Tables opened for one check, read without locking: each category's men counted by kind,
+/// and whether positions of that count are stored with the colours exchanged.
+struct Lookup {
+    ranks: u8,
+    entries: Vec<([[u8; 5]; 2], bool, Arc<Stored>)>,
+}
+
+fn counts<'a>(men: impl Iterator<Item = &'a (Side, Piece)>) -> [[u8; 5]; 2] {
+    let mut c = [[0u8; 5]; 2];
+    for &(side, piece) in men {
+        if piece != Piece::King {
+            let kind = [
+                Piece::Queen,
+                Piece::Rook,
+                Piece::Bishop,
+                Piece::Knight,
+                Piece::Pawn,
+            ]
+            .iter()
+            .position(|&k| k == piece)
+            .expect("a piece other than the king");
+            c[usize::from(side == Side::Black)][kind] += 1;
+        }
+    }
+    c
+}
+
+impl Lookup {
+    fn new(board: Board, tables: Vec<(Men, Arc<Stored>)>) -> Lookup {
+        let mut entries = Vec::new();
+        for (men, table) in tables {
+            let listed = men.listed();
+            let c = counts(listed.iter());
+            entries.push((c, false, table.clone()));
+            entries.push(([c[1], c[0]], true, table));
+        }
+        Lookup {
+            ranks: board.ranks(),
+            entries,
+        }
+    }
+
+    /// The stored value of `p`, whose category must be among the tables.
+    fn value(&self, p: &Position, checker: &Checker) -> Result<Value, VerifyError> {
+        let mut placed = [(Square::new(0, 0), (Side::White, Piece::King)); scheme::MAX_MEN];
+        let mut n = 0;
+        for (sq, man) in p.men() {
+            if n == scheme::MAX_MEN {
+                return Err(VerifyError::Unsupported(p.fen()));
+            }
+            placed[n] = (sq, man);
+            n += 1;
+        }
+        let c = counts(placed[..n].iter().map(|(_, man)| man));
+        let missing = || VerifyError::WrongHeader {
+            path: checker.dir.clone(),
+            expected: format!("a table for {}", p.fen()),
+            found: "none loaded".into(),
+        };
+        let (_, flip, stored) = self
+            .entries
+            .iter()
+            .find(|(k, _, _)| *k == c)
+            .ok_or_else(missing)?;
+        let mut white_to_move = retro_rules::position::to_move(p) == Side::White;
+        if *flip {
+            // The colours exchanged: sides swapped, the board turned top to bottom.
+            for (sq, (side, _)) in placed[..n].iter_mut() {
+                *sq = Square::new(sq.file, self.ranks - 1 - sq.rank);
+                *side = retro_rules::opponent(*side);
+            }
+            white_to_move = !white_to_move;
+        }
+        let none = || VerifyError::WrongHeader {
+            path: checker.dir.clone(),
+            expected: format!("an index entry for {}", p.fen()),
+            found: "no entry".into(),
+        };
+        let squares = stored.scheme.placement(&placed[..n]).ok_or_else(none)?;
+        let index = stored.scheme.index(&squares[..n]).ok_or_else(none)?;
+        Ok(stored.table.value(white_to_move, index)?)
+    }
+}
+
+/// The categories one capture away from `men`, as stored.
+pub fn smaller(men: &Men) -> Vec<Men> {
+    let mut result: Vec<Men> = Vec::new();
+    for side in Side::ALL {
+        for &piece in men.of(side) {
+            if let Some(m) = men.without(side, piece).map(stored) {
+                if !result.contains(&m) {
+                    result.push(m);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// A category as tables store it.
+pub fn stored(men: Men) -> Men {
+    if men.is_stored_as_is() {
+        men
+    } else {
+        men.flipped()
+    }
+}
+
+/// The men of a position that has a king per side, for `has_pieces`.
+pub fn pieces_of(men: &Men, side: Side) -> Vec<Piece> {
+    std::iter::once(Piece::King)
+        .chain(men.of(side).iter().copied())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;
