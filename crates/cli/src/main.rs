@@ -105,8 +105,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: tables::StatsFormat,
     },
-    /// Build every 3- and 4-man pawnless table on 8x8 and print Hurd's Table 1 beside the
-    /// paper's values.
+    /// Build every 3- and 4-man pawnless table on 8x8, verify them against the natural model,
+    /// and print Hurd's Table 1 beside the paper's values.
     Table1 {
         /// The tables directory (default: $RETRO_TABLES, else ./tables).
         #[arg(long)]
@@ -117,6 +117,9 @@ enum Command {
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+        /// Print the table without checking the tables against the natural model first.
+        #[arg(long)]
+        skip_verify: bool,
     },
     /// Check tables against the natural model of chess: every legal position's stored value
     /// must follow from its moves' values (and smaller tables, checked first). Writes a
@@ -251,7 +254,12 @@ fn run(command: Command) -> Result<ExitCode> {
             dir,
             format,
         } => tables::stats(&materials, board, dir, format),
-        Command::Table1 { dir, format, quiet } => tables::table1(dir, format, quiet),
+        Command::Table1 {
+            dir,
+            format,
+            quiet,
+            skip_verify,
+        } => tables::table1(dir, format, quiet, skip_verify),
         Command::Bench { suites, runs, json } => bench::bench(&suites, runs, json),
         Command::Verify {
             materials,

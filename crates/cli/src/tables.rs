@@ -508,7 +508,12 @@ pub enum Table1Format {
     Tsv,
 }
 
-pub fn table1(dir: Option<PathBuf>, format: Table1Format, quiet: bool) -> Result<ExitCode> {
+pub fn table1(
+    dir: Option<PathBuf>,
+    format: Table1Format,
+    quiet: bool,
+    skip_verify: bool,
+) -> Result<ExitCode> {
     let dir = tables_dir(dir);
     let board = Board::STANDARD;
     let builder = Builder::new(board, &dir);
@@ -518,6 +523,21 @@ pub fn table1(dir: Option<PathBuf>, format: Table1Format, quiet: bool) -> Result
         .build(&table1::materials(), &bars)
         .with_context(|| format!("building tables in {}", dir.display()))?;
     let built = start.elapsed().as_secs_f64();
+    // Every table is checked against the natural model before its numbers are printed.
+    let checked = if skip_verify {
+        None
+    } else {
+        let checker = retro_verify::Checker::new(board, &dir);
+        let names: Vec<String> = table1::materials().iter().map(|m| m.to_string()).collect();
+        let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+        Some(crate::verify::check_all(
+            &checker,
+            &plan,
+            board,
+            quiet,
+            &mut std::io::stderr(),
+        )?)
+    };
     let tb = Tablebase::new(board, &dir);
     let ours = table1::rows(&tb)?;
     let paper = table1::paper();
@@ -535,15 +555,28 @@ pub fn table1(dir: Option<PathBuf>, format: Table1Format, quiet: bool) -> Result
     if format == Table1Format::Table {
         println!();
         println!(
-            "tables built or checked in {built:.1} s ({})",
+            "{} tables built or found in {built:.1} s ({})",
+            table1::materials().len(),
             dir.display()
         );
+        match &checked {
+            Some(c) if c.failed == 0 => println!(
+                "verified against the natural model by retro-verify: {} tables, {} legal positions, all pass ({:.1} s)",
+                c.tables, c.positions, c.seconds
+            ),
+            Some(c) => println!("VERIFICATION FAILED for {} of {} tables", c.failed, c.tables),
+            None => println!("not verified (--skip-verify)"),
+        }
         if differences == 0 {
             println!("all {} rows match the paper on both sides", ours.len());
         }
     }
     if differences > 0 {
         eprintln!("{differences} cells differ from the paper");
+        return Ok(ExitCode::FAILURE);
+    }
+    if checked.is_some_and(|c| c.failed > 0) {
+        eprintln!("some tables fail verification");
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

@@ -26,6 +26,79 @@ fn tables_in(dir: &std::path::Path, board: Board) -> Result<Vec<String>> {
     Ok(names)
 }
 
+/// What checking a list of tables found.
+pub struct Checked {
+    /// Tables checked.
+    pub tables: usize,
+    /// Legal positions checked.
+    pub positions: u64,
+    /// Tables that failed.
+    pub failed: usize,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// Checks every table of `plan` (smallest first), writing a certificate for each that passes
+/// and a line per table to `out`.
+pub fn check_all(
+    checker: &Checker,
+    plan: &[Men],
+    board: Board,
+    quiet: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<Checked> {
+    let start = Instant::now();
+    let mut positions = 0;
+    let mut failed = 0;
+    for men in plan {
+        let entries = retro_verify::scheme::Scheme::new(board, men).size();
+        let bar = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(entries)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>20} {bar:30} {human_pos:>12}/{human_len} placements  {elapsed} (~{eta} left)")
+                .expect("a valid template"),
+        );
+        bar.set_prefix(format!("verify {men}"));
+        let report = checker
+            .check(men, &|n| bar.inc(n))
+            .with_context(|| format!("checking {men}"))?;
+        bar.finish_and_clear();
+        positions += report.positions;
+        if report.passed() {
+            let cert = certificate::write(checker, &report, board)?;
+            writeln!(
+                out,
+                "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
+                men.to_string(),
+                report.positions,
+                report.seconds,
+                cert.display()
+            )?;
+        } else {
+            failed += 1;
+            writeln!(
+                out,
+                "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
+                men.to_string(),
+                report.failure_count,
+                report.positions
+            )?;
+            for f in &report.failures {
+                writeln!(out, "    {f}")?;
+            }
+        }
+    }
+    Ok(Checked {
+        tables: plan.len(),
+        positions,
+        failed,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
 pub fn verify(
     materials: &[String],
     board: Board,
@@ -51,59 +124,19 @@ pub fn verify(
         plan.len(),
         dir.display()
     );
-    let start = Instant::now();
-    let mut positions = 0;
-    let mut failed = 0;
-    for men in &plan {
-        let entries = retro_verify::scheme::Scheme::new(board, men).size();
-        let bar = if quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(entries)
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>14} {bar:30} {human_pos:>12}/{human_len} placements  {elapsed} (~{eta} left)")
-                .expect("a valid template"),
-        );
-        bar.set_prefix(men.to_string());
-        let report = checker
-            .check(men, &|n| bar.inc(n))
-            .with_context(|| format!("checking {men}"))?;
-        bar.finish_and_clear();
-        positions += report.positions;
-        if report.passed() {
-            let cert = certificate::write(&checker, &report, board)?;
-            println!(
-                "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
-                men.to_string(),
-                report.positions,
-                report.seconds,
-                cert.display()
-            );
-        } else {
-            failed += 1;
-            println!(
-                "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
-                men.to_string(),
-                report.failure_count,
-                report.positions
-            );
-            for f in &report.failures {
-                println!("    {f}");
-            }
-        }
-    }
+    let checked = check_all(&checker, &plan, board, quiet, &mut std::io::stdout())?;
     println!(
-        "checked {} tables, {positions} legal positions, in {:.1} s: {}",
-        plan.len(),
-        start.elapsed().as_secs_f64(),
-        if failed == 0 {
+        "checked {} tables, {} legal positions, in {:.1} s: {}",
+        checked.tables,
+        checked.positions,
+        checked.seconds,
+        if checked.failed == 0 {
             "all pass".to_string()
         } else {
-            format!("{failed} FAIL")
+            format!("{} FAIL", checked.failed)
         }
     );
-    Ok(if failed == 0 {
+    Ok(if checked.failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
