@@ -5,6 +5,7 @@
 
 mod bench;
 mod show;
+mod strategy;
 mod tables;
 mod verify;
 
@@ -165,6 +166,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The KRK strategy of Janičić, Marić and Maliković: verify it, check its lemmas, play it.
+    Strategy {
+        #[command(subcommand)]
+        command: StrategyCommand,
+    },
     /// Prove the fast engine equal to the natural model on every position of small materials.
     ///
     /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 5x5,
@@ -184,6 +190,59 @@ enum Command {
         #[arg(long)]
         no_pawns: bool,
         /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+/// `retro strategy` subcommands.
+#[derive(Subcommand)]
+enum StrategyCommand {
+    /// Retrograde verification: every legal KRK position with White to move is won by the
+    /// strategy against any defence; counts by move kind, game lengths, the optimal depth.
+    Krk {
+        /// Board side n (n×n), or a range such as 4-32.
+        #[arg(long, default_value = "8")]
+        board: strategy::Sides,
+        /// Verify the relation (every allowed move must win) instead of the function.
+        #[arg(long)]
+        relation: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: strategy::KrkFormat,
+        /// Tables directory for the KRvK DTM tables (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Skip the optimal comparison (no DTM table built).
+        #[arg(long)]
+        no_optimal: bool,
+        /// Drop a condition of the strategy, to see verification fail.
+        #[arg(long = "broken", value_enum)]
+        broken: Vec<strategy::Broken>,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check the lemmas of the correctness proof exhaustively; print counterexample plays.
+    Lemmas {
+        /// Board side n (n×n), or a range such as 4-10.
+        #[arg(long, default_value = "8")]
+        board: strategy::Sides,
+        /// Drop a condition of the strategy, to see a lemma fail.
+        #[arg(long = "broken", value_enum)]
+        broken: Vec<strategy::Broken>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play the strategy from a position against the database's best defence.
+    Play {
+        /// A KRK position (White king and rook against the black king) in FEN, up to 16x16.
+        fen: String,
+        /// Tables directory for the KRvK DTM table (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// No progress bars.
         #[arg(long)]
         quiet: bool,
     },
@@ -254,6 +313,23 @@ fn run(command: Command) -> Result<ExitCode> {
             dir,
             format,
         } => tables::stats(&materials, board, dir, format),
+        Command::Strategy { command } => match command {
+            StrategyCommand::Krk {
+                board,
+                relation,
+                format,
+                dir,
+                no_optimal,
+                broken,
+                quiet,
+            } => strategy::krk(board, relation, format, dir, no_optimal, &broken, quiet),
+            StrategyCommand::Lemmas {
+                board,
+                broken,
+                json,
+            } => strategy::lemmas(board, &broken, json),
+            StrategyCommand::Play { fen, dir, quiet } => strategy::play(&fen, dir, quiet),
+        },
         Command::Table1 {
             dir,
             format,

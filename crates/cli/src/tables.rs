@@ -173,7 +173,7 @@ pub fn gen(
 }
 
 /// A legal position from FEN, for the engine, with its natural-model twin.
-fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geometry, Position)> {
+pub(crate) fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geometry, Position)> {
     let natural = crate::parse_position(fen)?;
     let geo = Geometry::new(natural.board());
     let fast = Position::from_natural(&geo, &natural)?;
