@@ -3,6 +3,7 @@
 //! A thin binary: argument parsing, progress bars and printing. Every subcommand's work lives in
 //! the library crates; this file only wires them to the terminal.
 
+mod bdd;
 mod bench;
 mod show;
 mod strategy;
@@ -121,6 +122,16 @@ enum Command {
         /// Print the table without checking the tables against the natural model first.
         #[arg(long)]
         skip_verify: bool,
+        /// Which engine computes the table: the explicit tables, or BDDs as Hurd built them.
+        #[arg(long, value_enum, default_value = "explicit")]
+        engine: EngineArg,
+        #[command(flatten)]
+        bdd: BddArgs,
+    },
+    /// The symbolic (BDD) engine: solve one category, or run Hurd's experiments.
+    Bdd {
+        #[command(subcommand)]
+        command: BddCommand,
     },
     /// Check tables against the natural model of chess: every legal position's stored value
     /// must follow from its moves' values (and smaller tables, checked first). Writes a
@@ -192,6 +203,80 @@ enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+    },
+}
+
+/// Which engine builds Table 1.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EngineArg {
+    /// Explicit depth-to-mate tables, verified by the independent checker.
+    Explicit,
+    /// Binary decision diagrams (oxidd), as in Hurd's paper.
+    Bdd,
+}
+
+/// Options of the BDD engine.
+#[derive(clap::Args, Clone, Copy)]
+struct BddArgs {
+    /// Variable ordering of the BDD engine.
+    #[arg(long, default_value = "interleaved-squares")]
+    ordering: retro_symbolic::Ordering,
+    /// Compute relational products as a conjunction, then a quantification (slower; for
+    /// comparison with the fused and-exists / implies-forall).
+    #[arg(long)]
+    unfused: bool,
+    /// Size of the BDD node table; running out is reported as an error.
+    #[arg(long, default_value = "67108864")]
+    bdd_nodes: usize,
+}
+
+impl BddArgs {
+    fn options(self, threads: Option<u16>) -> bdd::BddOptions {
+        bdd::BddOptions {
+            ordering: self.ordering,
+            product: if self.unfused {
+                retro_symbolic::Product::Unfused
+            } else {
+                retro_symbolic::Product::Fused
+            },
+            nodes: self.bdd_nodes,
+            threads: threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+                u32::from,
+            ),
+        }
+    }
+}
+
+/// `retro bdd` subcommands.
+#[derive(Subcommand)]
+enum BddCommand {
+    /// White's winning sets of one category (e.g. KR_K, KRvKR) and every category its captures
+    /// reach: counts by depth, BDD nodes, time; optionally written as DDDMP.
+    Solve {
+        /// The category, e.g. KR_KR.
+        category: String,
+        /// The board, FxR.
+        #[arg(long, default_value = "8x8")]
+        board: Board,
+        #[command(flatten)]
+        bdd: BddArgs,
+        /// Write the final winning sets (White to move, Black to move) to this DDDMP file.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Hurd's experiments: KR_KR in each ordering, fused against unfused products, and all
+    /// of Table 1 (each a fresh process, release build).
+    Bench {
+        /// Runs per measurement (the median is reported).
+        #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=20))]
+        runs: u32,
+        /// Leave out the whole of Table 1.
+        #[arg(long)]
+        no_table1: bool,
     },
 }
 
@@ -275,7 +360,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    match run(cli.command) {
+    match run(cli.command, cli.threads) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -284,7 +369,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<ExitCode> {
+fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
     match command {
         Command::Show { fen, json } => show::show(&fen, json),
         Command::Perft {
@@ -335,7 +420,38 @@ fn run(command: Command) -> Result<ExitCode> {
             format,
             quiet,
             skip_verify,
+            engine: EngineArg::Explicit,
+            ..
         } => tables::table1(dir, format, quiet, skip_verify),
+        Command::Table1 {
+            format,
+            quiet,
+            engine: EngineArg::Bdd,
+            bdd,
+            ..
+        } => bdd::table1(
+            format == tables::Table1Format::Tsv,
+            bdd.options(threads),
+            quiet,
+        ),
+        Command::Bdd { command } => match command {
+            BddCommand::Solve {
+                category,
+                board,
+                bdd,
+                export,
+                json,
+            } => bdd::solve(
+                &category,
+                board,
+                bdd.options(threads),
+                export.as_deref(),
+                json,
+            ),
+            BddCommand::Bench { runs, no_table1 } => {
+                bdd::bench(runs, !no_table1, threads.map_or(2, u32::from))
+            }
+        },
         Command::Bench { suites, runs, json } => bench::bench(&suites, runs, json),
         Command::Verify {
             materials,
