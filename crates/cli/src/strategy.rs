@@ -98,8 +98,13 @@ fn optimal_longest(n: u8, dir: &PathBuf, quiet: bool) -> Result<Option<u32>> {
     let board = Board::new(usize::from(n), usize::from(n)).context("board")?;
     let material = Material::parse("KRvK")?;
     let builder = Builder::new(board, dir);
+    /// Reports nothing (`--quiet`).
+    struct Silent;
+    impl retro_gen::Observer for Silent {}
+    let bars = Bars::new(quiet).lines_to_stderr();
+    let observer: &dyn retro_gen::Observer = if quiet { &Silent } else { &bars };
     builder
-        .build(&[material], &Bars::new(quiet).lines_to_stderr())
+        .build(&[material], observer)
         .with_context(|| format!("building KRvK on {board} in {}", dir.display()))?;
     let tb = Tablebase::new(board, dir);
     let stats = material_stats(&tb, material)?;

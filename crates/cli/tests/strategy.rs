@@ -132,3 +132,20 @@ fn bad_input_is_a_clear_error() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["strategy", "krk", "--board", "4-9", "--no-optimal"])
+        .env("RETRO_TABLES", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
