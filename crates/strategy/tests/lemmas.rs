@@ -81,3 +81,27 @@ fn lemmas_hold_on_boards_four_to_ten() {
         }
     }
 }
+
+#[test]
+fn rook_home_into_any_line_breaks_lemma_4() {
+    let any_line = Strategy {
+        broken: Breakage {
+            rook_home_any_line: true,
+            ..Breakage::default()
+        },
+    };
+    let graph = StrategyGraph::build(8, &any_line);
+    let reports = check_lemmas(&graph);
+    let thrice = reports
+        .iter()
+        .find(|r| r.lemma.name == "rook_home_not_thrice")
+        .expect("the 5.2 lemma");
+    assert!(!thrice.holds());
+    // The rook chases the black king along the kings' file: three RookHome moves in a row.
+    let play = &thrice.counterexamples[0];
+    assert_eq!(
+        play.iter().filter(|l| l.contains("(RookHome)")).count(),
+        3,
+        "{play:?}"
+    );
+}
