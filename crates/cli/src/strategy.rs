@@ -95,24 +95,28 @@ fn optimal_longest(n: u8, dir: &PathBuf, quiet: bool) -> Result<Option<u32>> {
     if n > 16 {
         return Ok(None);
     }
-    let board = Board::new(usize::from(n), usize::from(n)).context("board")?;
-    let material = Material::parse("KRvK")?;
-    let builder = Builder::new(board, dir);
-    /// Reports nothing (`--quiet`).
-    struct Silent;
-    impl retro_gen::Observer for Silent {}
-    let bars = Bars::new(quiet).lines_to_stderr();
-    let observer: &dyn retro_gen::Observer = if quiet { &Silent } else { &bars };
-    builder
-        .build(&[material], observer)
-        .with_context(|| format!("building KRvK on {board} in {}", dir.display()))?;
-    let tb = Tablebase::new(board, dir);
-    let stats = material_stats(&tb, material)?;
+    let tb = krvk_tables(n, dir, quiet)?;
+    let stats = material_stats(&tb, Material::parse("KRvK")?)?;
     Ok(stats
         .side(Side::White)
         .longest_win
         .as_ref()
         .map(|(plies, _)| *plies))
+}
+
+/// The KRvK DTM tables of the n×n board in `dir`, built if missing (n ≤ 16).
+fn krvk_tables(n: u8, dir: &PathBuf, quiet: bool) -> Result<Tablebase> {
+    let board = Board::new(usize::from(n), usize::from(n)).context("board")?;
+    let material = Material::parse("KRvK")?;
+    /// Reports nothing (`--quiet`).
+    struct Silent;
+    impl retro_gen::Observer for Silent {}
+    let bars = Bars::new(quiet).lines_to_stderr();
+    let observer: &dyn retro_gen::Observer = if quiet { &Silent } else { &bars };
+    Builder::new(board, dir)
+        .build(&[material], observer)
+        .with_context(|| format!("building KRvK on {board} in {}", dir.display()))?;
+    Ok(Tablebase::new(board, dir))
 }
 
 fn lengths_text(o: &Outcome) -> String {
@@ -310,9 +314,7 @@ pub fn play(fen: &str, dir: Option<PathBuf>, quiet: bool) -> Result<ExitCode> {
         bail!("the DTM tables stop at 16x16; this board is {n}x{n}");
     }
     let dir = tables_dir(dir);
-    optimal_longest(n, &dir, quiet)?;
-    let board = Board::new(usize::from(n), usize::from(n)).context("board")?;
-    let tb = Tablebase::new(board, &dir);
+    let tb = krvk_tables(n, &dir, quiet)?;
     let strategy = Strategy::default();
     println!("The KRK strategy (function) against the best defence, on {n}x{n}");
     let mut plies = 0u32;
