@@ -1,18 +1,9 @@
 //! `retro bdd solve`: figures by BDDs, DDDMP export, and clear errors (bad category, node
 //! table too small).
 
-use std::process::{Command, Output};
+mod common;
 
-fn retro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{retro, stderr_text};
 
 #[test]
 fn solve_prints_hurds_figures_and_exports_dddmp() {
@@ -28,7 +19,7 @@ fn solve_prints_hurds_figures_and_exports_dddmp() {
         "--bdd-nodes",
         "4000000",
     ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.status.success(), "{}", stderr_text(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     // Table 1, KR_K: White to move 175,168 legal, all won, 16 moves; Black to move 223,944
     // legal, 201,700 won, 16 moves.
@@ -62,7 +53,7 @@ fn bad_category_and_exhausted_node_table_are_clear_errors() {
     ] {
         let out = retro(&args);
         assert!(!out.status.success(), "{args:?}");
-        let stderr = text(&out.stderr);
+        let stderr = stderr_text(&out);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }

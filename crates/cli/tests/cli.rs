@@ -1,33 +1,24 @@
 //! The `retro` binary: output and exit codes of `show`, `perft` and `selfcheck`, and clear
 //! errors for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn retro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{retro, stderr_text, stdout_text};
 
 #[test]
 fn show_lists_moves_in_san_and_uci() {
     let out = retro(&["show", "7k/8/6K1/8/8/8/8/R7 w - - 0 1"]);
     assert!(out.status.success());
-    let stdout = text(&out.stdout);
+    let stdout = stdout_text(&out);
     assert!(stdout.contains("Legal: yes"), "{stdout}");
     assert!(
         stdout.contains("Ra8#") && stdout.contains("a1a8"),
         "{stdout}"
     );
     let mate = retro(&["show", "R6k/8/6K1/8/8/8/8/8 b - - 0 1"]);
-    assert!(text(&mate.stdout).contains("Black is checkmated"));
+    assert!(stdout_text(&mate).contains("Black is checkmated"));
     let json = retro(&["show", "--json", "k7/8/1Q6/8/8/8/8/7K b - - 0 1"]);
-    let stdout = text(&json.stdout);
+    let stdout = stdout_text(&json);
     assert!(
         stdout.contains("\"stalemate\":true") && stdout.contains("\"moves\":[]"),
         "{stdout}"
@@ -38,14 +29,14 @@ fn show_lists_moves_in_san_and_uci() {
 fn show_rejects_malformed_fen_with_a_clear_error() {
     let out = retro(&["show", "not a fen"]);
     assert!(!out.status.success());
-    let stderr = text(&out.stderr);
+    let stderr = stderr_text(&out);
     assert!(
         stderr.contains("invalid FEN") && stderr.contains("column 2"),
         "{stderr}"
     );
     let out = retro(&["show", "k7/8/8/8/8/8/8/7K w KQkq - 0 1"]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("castling"));
+    assert!(stderr_text(&out).contains("castling"));
 }
 
 #[test]
@@ -53,14 +44,14 @@ fn show_rejects_illegal_positions_with_the_reason() {
     let out = retro(&["show", "k6R/8/1K6/8/8/8/8/8 w - - 0 1"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("Black is in check but not to move"),
+        stderr_text(&out).contains("Black is in check but not to move"),
         "{}",
-        text(&out.stderr)
+        stderr_text(&out)
     );
-    assert!(text(&out.stdout).contains("Legal: no"));
+    assert!(stdout_text(&out).contains("Legal: no"));
     let out = retro(&["show", "8/8/8/8/8/8/8/8 w - - 0 1"]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("White has no king"));
+    assert!(stderr_text(&out).contains("White has no king"));
 }
 
 #[test]
@@ -70,14 +61,14 @@ fn perft_counts_with_both_models() {
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
         "3",
     ]);
-    assert!(text(&out.stdout).contains("nodes: 8902"));
+    assert!(stdout_text(&out).contains("nodes: 8902"));
     let out = retro(&[
         "perft",
         "--natural",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
         "2",
     ]);
-    assert!(text(&out.stdout).contains("nodes: 400"));
+    assert!(stdout_text(&out).contains("nodes: 400"));
     let out = retro(&[
         "perft",
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
@@ -90,12 +81,12 @@ fn perft_counts_with_both_models() {
 fn selfcheck_on_a_small_board() {
     let out = retro(&["selfcheck", "--board", "4x4", "--pieces", "3", "--quiet"]);
     assert!(out.status.success());
-    let stdout = text(&out.stdout);
+    let stdout = stdout_text(&out);
     assert!(
         stdout.contains("result: PASS") && stdout.contains("materials: 11"),
         "{stdout}"
     );
     let bad = retro(&["selfcheck", "--board", "20x3"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad.stderr).contains("invalid board size"));
+    assert!(stderr_text(&bad).contains("invalid board size"));
 }

@@ -1,31 +1,22 @@
 //! `retro strategy`: the TSV of `krk`, the lemmas and a broken variant's counterexample, a game
 //! against the best defence, and clear errors for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn retro(args: &[&str], tables: &std::path::Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .env("RETRO_TABLES", tables)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{retro_with_tables, stderr_text, stdout_text};
+use std::process::Command;
 
 #[test]
 fn krk_tsv_has_the_paper_figures_and_the_optimal_depth() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = retro(
+    let out = retro_with_tables(
         &[
             "strategy", "krk", "--board", "7-8", "--format", "tsv", "--quiet",
         ],
         dir.path(),
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let stdout = stdout_text(&out);
     let mut lines = stdout.lines();
     let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
@@ -51,11 +42,11 @@ fn krk_tsv_has_the_paper_figures_and_the_optimal_depth() {
 #[test]
 fn lemmas_hold_and_a_broken_squeeze_is_caught() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = retro(&["strategy", "lemmas", "--board", "8"], dir.path());
-    assert!(out.status.success(), "{}", text(&out.stdout));
-    let stdout = text(&out.stdout);
+    let out = retro_with_tables(&["strategy", "lemmas", "--board", "8"], dir.path());
+    assert!(out.status.success(), "{}", stdout_text(&out));
+    let stdout = stdout_text(&out);
     assert_eq!(stdout.matches(" holds ").count(), 11, "{stdout}");
-    let broken = retro(
+    let broken = retro_with_tables(
         &[
             "strategy",
             "lemmas",
@@ -67,7 +58,7 @@ fn lemmas_hold_and_a_broken_squeeze_is_caught() {
         dir.path(),
     );
     assert!(!broken.status.success());
-    let stdout = text(&broken.stdout);
+    let stdout = stdout_text(&broken);
     assert!(
         stdout.contains("rook_kept") && stdout.contains("FAILS"),
         "{stdout}"
@@ -81,7 +72,7 @@ fn lemmas_hold_and_a_broken_squeeze_is_caught() {
 #[test]
 fn play_mates_against_the_best_defence() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = retro(
+    let out = retro_with_tables(
         &[
             "strategy",
             "play",
@@ -90,8 +81,8 @@ fn play_mates_against_the_best_defence() {
         ],
         dir.path(),
     );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let stdout = stdout_text(&out);
     assert!(
         stdout.contains("RookSafe")
             && stdout.contains("optimal before the move: mate in 14 (27 plies)"),
@@ -125,9 +116,9 @@ fn bad_input_is_a_clear_error() {
         ),
         (vec!["strategy", "play", "not a fen"], "not a fen"),
     ] {
-        let out = retro(&args, dir.path());
+        let out = retro_with_tables(&args, dir.path());
         assert!(!out.status.success(), "{args:?}");
-        let stderr = text(&out.stderr);
+        let stderr = stderr_text(&out);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
@@ -146,6 +137,6 @@ fn a_closed_pipe_ends_quietly() {
         .expect("the binary runs");
     drop(child.stdout.take());
     let out = child.wait_with_output().expect("it ends");
-    let stderr = text(&out.stderr);
+    let stderr = stderr_text(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

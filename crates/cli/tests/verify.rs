@@ -2,28 +2,15 @@
 //! found at their position; damaged files are clear errors; Hurd's theorems are stated only for
 //! checked tables; and Hurd's KQRvK subtlety, shown on the tables.
 
+mod common;
+
+use common::{all_output, retro};
 use retro_engine::{Geometry, Indexer, Material, TablePosition};
 use retro_format::{Header, Table, Value};
 use retro_rules::{Board, Side};
 use retro_tablebase::stats::material_stats;
 use retro_tablebase::Tablebase;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn retro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 fn gen(dir: &Path, board: &str, materials: &[&str]) {
     let mut args = vec![
@@ -36,7 +23,7 @@ fn gen(dir: &Path, board: &str, materials: &[&str]) {
     ];
     args.extend(materials);
     let out = retro(&args);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", all_output(&out));
 }
 
 /// Rewrites one entry of a table (a valid file with a wrong value) and returns the position's FEN.
@@ -93,8 +80,8 @@ fn verify_reports(dir: &Path, board: &str, material: &str, fen: &str) {
         dir.to_str().unwrap(),
         "--quiet",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let report = all_output(&out);
     assert!(report.contains("FAIL"), "{report}");
     assert!(
         report.contains(&format!("    {fen}: stored")),
@@ -115,8 +102,8 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         dir.path().to_str().unwrap(),
         "--quiet",
     ]);
-    assert!(all.status.success(), "{}", text(&all));
-    assert!(text(&all).contains("all pass"));
+    assert!(all.status.success(), "{}", all_output(&all));
+    assert!(all_output(&all).contains("all pass"));
 
     type Change = Box<dyn Fn(Value) -> Option<Value>>;
     let cases: Vec<(&str, &str, Change)> = vec![
@@ -206,20 +193,28 @@ fn damaged_files_are_clear_errors() {
     std::fs::write(&path, &bad).unwrap();
     let out = run();
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).contains("checksum"), "{}", text(&out));
+    assert!(
+        all_output(&out).contains("checksum"),
+        "{}",
+        all_output(&out)
+    );
     std::fs::write(&path, &good[..good.len() - 3]).unwrap();
     let out = run();
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out).contains("truncated"), "{}", text(&out));
+    assert!(
+        all_output(&out).contains("truncated"),
+        "{}",
+        all_output(&out)
+    );
     // A well-formed table of another material under KRvK's name: a wrong header.
     gen(dir.path(), "5x5", &["KQvK"]);
     std::fs::copy(dir.path().join("KQvK.5x5.rtb"), &path).unwrap();
     let out = run();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out).contains("the header describes KQvK"),
+        all_output(&out).contains("the header describes KQvK"),
         "{}",
-        text(&out)
+        all_output(&out)
     );
 }
 
@@ -231,16 +226,16 @@ fn theorems_are_stated_once_checked() {
     let before = retro(&["prove", "KR_K", "--stm", "black", "--dir", d]);
     assert_eq!(before.status.code(), Some(1));
     assert!(
-        text(&before).contains("NOT ESTABLISHED"),
+        all_output(&before).contains("NOT ESTABLISHED"),
         "{}",
-        text(&before)
+        all_output(&before)
     );
     assert!(retro(&["verify", "KRvK", "--dir", d, "--quiet"])
         .status
         .success());
     let out = retro(&["prove", "KR_K", "--stm", "black", "--dir", d]);
-    assert!(out.status.success(), "{}", text(&out));
-    let t = text(&out);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let t = all_output(&out);
     assert!(t.contains("Established by `retro verify`"), "{t}");
     assert!(t.contains("∀p. all_on_board p ∧ to_move p = Black ∧ has_pieces p White [King, Rook] ∧ has_pieces p Black [King] ⇒ (p ∈ win2 chess ⟺ p ∈ win2_by chess 16)"), "{t}");
     assert!(
@@ -253,15 +248,15 @@ fn theorems_are_stated_once_checked() {
     );
     // Hurd's own witness, a single-position theorem.
     let out = retro(&["prove", "8/3k1R2/8/8/8/8/8/K7 b - - 0 1", "--dir", d]);
-    assert!(out.status.success(), "{}", text(&out));
-    let t = text(&out);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let t = all_output(&out);
     assert!(
         t.contains("p ∈ win2_by chess 16 ∧ p ∉ win2_by chess 15"),
         "{t}"
     );
     assert!(t.contains("if sq = (0, 0) then SOME (White, King) else if sq = (5, 6) then SOME (White, Rook) else if sq = (3, 6) then SOME (Black, King) else NONE"), "{t}");
     // White to move: the win1_by form.
-    let t = text(&retro(&[
+    let t = all_output(&retro(&[
         "prove",
         "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
         "--dir",
@@ -279,7 +274,9 @@ fn theorems_are_stated_once_checked() {
     let i = body.iter().position(|&c| c == 3).unwrap();
     body[i] = 5;
     retro_format::write_table(&path, &header, &body).unwrap();
-    assert!(text(&retro(&["prove", "KR_K", "--dir", d])).contains("changed since it was checked"));
+    assert!(
+        all_output(&retro(&["prove", "KR_K", "--dir", d])).contains("changed since it was checked")
+    );
 }
 
 /// Hurd, section 3.2: KQRvK with White to move settles after six moves, but its captures reach

@@ -284,8 +284,10 @@ mod tests {
     fn the_shipped_copy_equals_the_shared_data() {
         let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/data/hurd-table1.tsv");
-        if let Ok(text) = std::fs::read_to_string(&shared) {
-            assert_eq!(parse_tsv(&text).unwrap(), paper());
+        match std::fs::read_to_string(&shared) {
+            Ok(text) => assert_eq!(parse_tsv(&text).unwrap(), paper()),
+            // A checkout without the project's shared folder beside it: nothing to compare.
+            Err(e) => eprintln!("{} not compared: {e}", shared.display()),
         }
     }
 

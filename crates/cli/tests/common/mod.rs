@@ -1,0 +1,39 @@
+//! Helpers shared by the end-to-end tests of the `retro` binary: run it, read what it printed.
+//!
+//! Each test file includes this module and uses only part of it.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs the `retro` binary built for these tests with `args`.
+pub fn retro(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Runs `retro` with `args`, its tables directory (`$RETRO_TABLES`) set to `tables`.
+pub fn retro_with_tables(args: &[&str], tables: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(args)
+        .env("RETRO_TABLES", tables)
+        .output()
+        .expect("the binary runs")
+}
+
+/// What the command printed on standard output.
+pub fn stdout_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What the command printed on standard error.
+pub fn stderr_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Standard output followed by standard error.
+pub fn all_output(out: &Output) -> String {
+    format!("{}{}", stdout_text(out), stderr_text(out))
+}
