@@ -16,6 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::selfcheck::{self, Scope};
 use retro_engine::{perft, Geometry, Position};
 use retro_rules::Board;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -580,9 +581,22 @@ fn selfcheck_command(
         )
         .expect("a valid template"),
     );
+    // Where no bar can be drawn (a log file, a pipe), a line per material shows the run is alive.
+    let log_lines = !quiet && !std::io::stderr().is_terminal();
+    let start = Instant::now();
     let report = selfcheck::run(&scopes, &|p| {
         bar.set_position(p.done as u64);
         bar.set_message(format!("{} on {}", p.material, p.board));
+        if log_lines {
+            eprintln!(
+                "selfcheck: {} on {} done ({}/{} materials, {:.0} s elapsed)",
+                p.material,
+                p.board,
+                p.done,
+                p.total,
+                start.elapsed().as_secs_f64()
+            );
+        }
     });
     bar.finish_and_clear();
     println!("materials: {}", report.materials);

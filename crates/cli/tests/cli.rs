@@ -86,6 +86,15 @@ fn selfcheck_on_a_small_board() {
         stdout.contains("result: PASS") && stdout.contains("materials: 11"),
         "{stdout}"
     );
+    // Without --quiet, and with no terminal to draw a bar on, a line per material.
+    let out = retro(&["selfcheck", "--board", "4x4", "--pieces", "3"]);
+    assert!(out.status.success());
+    let log = stderr_text(&out);
+    assert_eq!(log.lines().count(), 11, "{log}");
+    assert!(
+        log.contains("selfcheck: KvK on 4x4 done (1/11 materials"),
+        "{log}"
+    );
     let bad = retro(&["selfcheck", "--board", "20x3"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr_text(&bad).contains("invalid board size"));
