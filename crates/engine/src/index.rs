@@ -513,6 +513,25 @@ impl Indexer {
         }
     }
 
+    /// The squares of the white and black king of canonical pair number `pair`
+    /// (`0..king_pairs()`); the indices `pair × inner_size() ..` belong to it.
+    pub fn king_pair(&self, pair: usize) -> (Sq, Sq) {
+        self.pairs[pair]
+    }
+
+    /// The number of indices of one king pair: the product of the men's digits' radices.
+    pub fn inner_size(&self) -> u64 {
+        self.inner
+    }
+
+    /// Whether every man but the kings is alone of its kind and no man is a pawn: then the
+    /// digits of `men` are the men's square numbers, the last man's least significant.
+    pub fn men_are_distinct(&self) -> bool {
+        self.groups
+            .iter()
+            .all(|g| g.count == 1 && g.piece != Piece::Pawn)
+    }
+
     /// Whether only the identity (of the index's symmetries) fixes both kings' squares.
     #[inline]
     pub fn kings_fixed_by_identity_only(&self, white_king: Sq, black_king: Sq) -> bool {

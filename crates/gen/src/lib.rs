@@ -46,6 +46,8 @@
 //! both sides count `Σ |M(r, O)| · |Stab c| = |Q| · |Stab r|` for every child orbit `O`, so a
 //! counter reaches zero exactly when all of `r`'s quiet moves are resolved.
 
+pub mod fast;
+
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
 use retro_format::{FormatError, Header, Table, Value};
@@ -147,12 +149,26 @@ pub struct BuildReport {
     pub init_seconds: f64,
     /// Retrograde steps taken (the number of depths visited).
     pub depths: u32,
+    /// The core that built it (`None` when an existing file was kept).
+    pub core: Option<Core>,
+}
+
+/// Which retrograde core builds a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Core {
+    /// The fast core ([`fast`]) wherever it applies (pawnless, boards of at most 64 squares,
+    /// depths of at most 252 plies), the reference core elsewhere.
+    #[default]
+    Fast,
+    /// The reference core of this module, everywhere.
+    Reference,
 }
 
 /// Builds tables for one board into one directory.
 pub struct Builder {
     geo: Geometry,
     dir: PathBuf,
+    core: Core,
 }
 
 impl Builder {
@@ -161,7 +177,14 @@ impl Builder {
         Builder {
             geo: Geometry::new(board),
             dir: dir.into(),
+            core: Core::Fast,
         }
+    }
+
+    /// The same builder with the retrograde core `core`.
+    pub fn with_core(mut self, core: Core) -> Builder {
+        self.core = core;
+        self
     }
 
     /// The board.
@@ -227,6 +250,7 @@ impl Builder {
                     seconds: 0.0,
                     init_seconds: 0.0,
                     depths: 0,
+                    core: None,
                 },
                 _ => self.build_one(material, observer)?,
             };
@@ -238,6 +262,90 @@ impl Builder {
 
     /// Builds the table of `material`, whose smaller tables must exist.
     pub fn build_one(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+    ) -> Result<BuildReport, GenError> {
+        if self.core == Core::Fast && !material.has_pawns() && material.is_canonical() {
+            match self.build_fast(material, observer) {
+                Ok(report) => return Ok(report),
+                Err(fast::Declined::Failed(e)) => return Err(e),
+                Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => {}
+            }
+        }
+        self.build_reference(material, observer)
+    }
+
+    /// Builds the table of `material` with the fast core.
+    fn build_fast(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+    ) -> Result<BuildReport, fast::Declined> {
+        let start = Instant::now();
+        let geo = &self.geo;
+        if fast::bits::Bits::new(geo).is_none() {
+            return Err(fast::Declined::Unsupported);
+        }
+        let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;
+        let mut subs = Vec::new();
+        for smaller in fast::capture_targets(material) {
+            let table = Table::open(&self.path_of(smaller)).map_err(GenError::from)?;
+            if table.header().material != smaller.to_string() {
+                return Err(GenError::Inconsistent {
+                    material: smaller.to_string(),
+                    fen: format!(
+                        "the file {} names {}",
+                        table.path().display(),
+                        table.header().material
+                    ),
+                }
+                .into());
+            }
+            subs.push(fast::convert::load_subtable(geo, &table, smaller)?);
+        }
+        let t_subs = start.elapsed().as_secs_f64();
+        let built = fast::build(geo, material, &subs, observer)?;
+        let t_built = start.elapsed().as_secs_f64();
+        drop(subs);
+        let max_plies = built.max_plies;
+        let header = Header {
+            files: geo.files(),
+            ranks: geo.ranks(),
+            material: material.to_string(),
+            index_scheme: retro_format::INDEX_SCHEME,
+            symmetries: indexer.symmetry_count() as u8,
+            entries_per_side: indexer.size(),
+            value_width: retro_format::width_for(max_plies),
+            max_plies,
+        };
+        let body =
+            fast::convert::encode_body(geo, &indexer, &built, usize::from(header.value_width));
+        let (depths, init_seconds) = (built.depths, built.init_seconds);
+        if std::env::var_os("RETRO_TRACE").is_some() {
+            eprintln!(
+                "subs {t_subs:.2} init {init_seconds:.2} built {t_built:.2} encoded {:.2}",
+                start.elapsed().as_secs_f64()
+            );
+        }
+        drop(built);
+        let path = self.path_of(material);
+        retro_format::write_table(&path, &header, &body).map_err(GenError::from)?;
+        Ok(BuildReport {
+            material,
+            path,
+            reused: false,
+            entries_per_side: indexer.size(),
+            max_plies,
+            seconds: start.elapsed().as_secs_f64(),
+            init_seconds,
+            depths,
+            core: Some(Core::Fast),
+        })
+    }
+
+    /// Builds the table of `material` with the reference core.
+    fn build_reference(
         &self,
         material: Material,
         observer: &dyn Observer,
@@ -475,6 +583,7 @@ impl Builder {
             seconds: start.elapsed().as_secs_f64(),
             init_seconds,
             depths: depth,
+            core: Some(Core::Reference),
         })
     }
 }

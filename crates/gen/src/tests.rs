@@ -170,3 +170,73 @@ fn existing_tables_are_reused_and_damaged_ones_rebuilt() {
     );
     assert!(Table::open(&path).is_ok());
 }
+
+/// Builds `materials` (and what they need) with both cores and compares the stored bodies.
+fn cores_agree(board: (usize, usize), materials: &[&str]) {
+    let board = Board::new(board.0, board.1).unwrap();
+    let targets: Vec<Material> = materials.iter().map(|m| m.parse().unwrap()).collect();
+    let reference_dir = tempfile::tempdir().unwrap();
+    let fast_dir = tempfile::tempdir().unwrap();
+    let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
+    let fast = Builder::new(board, fast_dir.path());
+    reference.build(&targets, &Silent).unwrap();
+    for report in fast.build(&targets, &Silent).unwrap() {
+        assert_eq!(
+            report.core,
+            Some(Core::Fast),
+            "{} was built by the fast core",
+            report.material
+        );
+        let mine = Table::open(&report.path).unwrap();
+        let theirs = Table::open(&reference.path_of(report.material)).unwrap();
+        assert_eq!(
+            mine.header(),
+            theirs.header(),
+            "{} on {board}",
+            report.material
+        );
+        if mine.body() != theirs.body() {
+            let geo = Geometry::new(board);
+            let indexer = Indexer::new(&geo, report.material).unwrap();
+            let e = indexer.size();
+            let width = usize::from(mine.header().value_width);
+            let mut shown = 0;
+            for side in [true, false] {
+                for i in 0..e {
+                    let (a, b) = (mine.value(side, i).unwrap(), theirs.value(side, i).unwrap());
+                    if a != b && shown < 10 {
+                        let stm = if side { Side::White } else { Side::Black };
+                        let fen = indexer
+                            .position::<8>(&geo, i, stm)
+                            .map(|p| p.to_natural(&geo).fen());
+                        eprintln!("{} {fen:?}: fast {a:?}, reference {b:?}", report.material);
+                        shown += 1;
+                    }
+                }
+            }
+            panic!(
+                "{} on {board}: bodies differ (width {width})",
+                report.material
+            );
+        }
+    }
+}
+
+#[test]
+fn fast_core_equals_reference_core_on_small_boards() {
+    cores_agree(
+        (4, 4),
+        &["KQvKR", "KRvKN", "KBNvK", "KNNvK", "KRvKR", "KQvKQ"],
+    );
+    cores_agree((5, 5), &["KQvKR", "KRvKB", "KBBvK", "KRRvK"]);
+    cores_agree((5, 4), &["KQvKR", "KRvKN", "KBNvK"]);
+    cores_agree((3, 7), &["KRvKR", "KQvKN"]);
+}
+
+#[test]
+fn fast_core_equals_reference_core_on_8x8() {
+    cores_agree(
+        (8, 8),
+        &["KQvK", "KRvK", "KBNvK", "KQvKR", "KRvKB", "KBBvK", "KNNvK"],
+    );
+}

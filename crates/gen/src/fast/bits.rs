@@ -1,0 +1,181 @@
+//! Attack tables as 64-bit words, for boards of at most 64 squares.
+//!
+//! Owns: [`Bits`] — each square's king and knight steps and its eight rays as bitboards, built
+//! from `retro_engine::Geometry` (itself checked against the natural model by `selfcheck`), and
+//! slider attacks by the classical ray method.
+//! Must never: be used on a board of more than 64 squares (the constructor refuses one).
+
+use retro_engine::geometry::DIRECTIONS;
+use retro_engine::{Geometry, Sq, SqSet};
+use retro_rules::Piece;
+
+/// The most squares a board may have for these tables.
+pub const MAX_SQUARES: usize = 64;
+
+/// A set of squares as a word: bit `s` is square `s`.
+pub type Board64 = u64;
+
+/// Attack tables of one board.
+#[derive(Debug, Clone)]
+pub struct Bits {
+    king: Vec<Board64>,
+    knight: Vec<Board64>,
+    /// For every square, its ray in each of the eight directions of `DIRECTIONS`.
+    rays: Vec<[Board64; 8]>,
+    /// Whether a direction runs towards higher square numbers.
+    increasing: [bool; 8],
+    /// The squares each piece attacks from a square on an empty board (kings, queens, rooks,
+    /// bishops, knights), to rule out slider look-ups cheaply.
+    empty_board: [Vec<Board64>; 5],
+}
+
+fn word(set: SqSet) -> Board64 {
+    set.iter().fold(0, |w, sq| w | 1 << sq)
+}
+
+fn piece_slot(piece: Piece) -> usize {
+    match piece {
+        Piece::King => 0,
+        Piece::Queen => 1,
+        Piece::Rook => 2,
+        Piece::Bishop => 3,
+        Piece::Knight => 4,
+        Piece::Pawn => unreachable!("the fast core handles pawnless material"),
+    }
+}
+
+impl Bits {
+    /// The tables of `geo`'s board, or `None` if it has more than 64 squares.
+    pub fn new(geo: &Geometry) -> Option<Bits> {
+        let count = geo.square_count();
+        if count > MAX_SQUARES {
+            return None;
+        }
+        let mut bits = Bits {
+            king: Vec::with_capacity(count),
+            knight: Vec::with_capacity(count),
+            rays: Vec::with_capacity(count),
+            increasing: DIRECTIONS.map(|(df, dr)| dr > 0 || (dr == 0 && df > 0)),
+            empty_board: Default::default(),
+        };
+        for sq in 0..count as Sq {
+            bits.king.push(word(geo.king_attacks(sq)));
+            bits.knight.push(word(geo.knight_attacks(sq)));
+            bits.rays.push(std::array::from_fn(|d| {
+                geo.ray(sq, d).iter().fold(0, |w, &s| w | 1 << s)
+            }));
+        }
+        for piece in [
+            Piece::King,
+            Piece::Queen,
+            Piece::Rook,
+            Piece::Bishop,
+            Piece::Knight,
+        ] {
+            bits.empty_board[piece_slot(piece)] = (0..count as Sq)
+                .map(|sq| bits.attacks(piece, sq, 0))
+                .collect();
+        }
+        Some(bits)
+    }
+
+    #[inline]
+    fn slide(&self, sq: Sq, dirs: std::ops::Range<usize>, occ: Board64) -> Board64 {
+        let rays = &self.rays[usize::from(sq)];
+        let mut attacks = 0;
+        for d in dirs {
+            let ray = rays[d];
+            let blockers = ray & occ;
+            attacks |= if blockers == 0 {
+                ray
+            } else {
+                let nearest = if self.increasing[d] {
+                    blockers.trailing_zeros()
+                } else {
+                    63 - blockers.leading_zeros()
+                };
+                ray ^ self.rays[nearest as usize][d]
+            };
+        }
+        attacks
+    }
+
+    /// The squares `piece` on `sq` attacks when `occ` is occupied (pawns excluded).
+    #[inline]
+    pub fn attacks(&self, piece: Piece, sq: Sq, occ: Board64) -> Board64 {
+        match piece {
+            Piece::King => self.king[usize::from(sq)],
+            Piece::Knight => self.knight[usize::from(sq)],
+            Piece::Rook => self.slide(sq, 0..4, occ),
+            Piece::Bishop => self.slide(sq, 4..8, occ),
+            Piece::Queen => self.slide(sq, 0..8, occ),
+            Piece::Pawn => unreachable!("the fast core handles pawnless material"),
+        }
+    }
+
+    /// Whether `piece` on `sq` attacks `target` when `occ` is occupied.
+    #[inline]
+    pub fn attacks_square(&self, piece: Piece, sq: Sq, target: Sq, occ: Board64) -> bool {
+        let bit = 1u64 << target;
+        if self.empty_board[piece_slot(piece)][usize::from(sq)] & bit == 0 {
+            return false;
+        }
+        matches!(piece, Piece::King | Piece::Knight) || self.attacks(piece, sq, occ) & bit != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    /// Every piece's attacks from every square, with random occupancies, equal the engine's
+    /// (which `selfcheck` proves equal to the natural model).
+    #[test]
+    fn attacks_equal_the_engines_on_several_boards() {
+        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8), (8, 1)] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let bits = Bits::new(&geo).unwrap();
+            let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+            let count = geo.square_count();
+            for _ in 0..200 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let occ_word = seed & (u64::MAX >> (64 - count));
+                let occ = (0..count as Sq).filter(|&s| occ_word >> s & 1 == 1).fold(
+                    SqSet::EMPTY,
+                    |mut set, s| {
+                        set.insert(s);
+                        set
+                    },
+                );
+                for sq in 0..count as Sq {
+                    let engine = [
+                        (Piece::King, geo.king_attacks(sq)),
+                        (Piece::Knight, geo.knight_attacks(sq)),
+                        (Piece::Rook, geo.slider_attacks(sq, 0..4, occ)),
+                        (Piece::Bishop, geo.slider_attacks(sq, 4..8, occ)),
+                        (Piece::Queen, geo.slider_attacks(sq, 0..8, occ)),
+                    ];
+                    for (piece, expected) in engine {
+                        let got = bits.attacks(piece, sq, occ_word);
+                        assert_eq!(got, word(expected), "{piece:?} on {sq}, {files}x{ranks}");
+                        for target in 0..count as Sq {
+                            assert_eq!(
+                                bits.attacks_square(piece, sq, target, occ_word),
+                                got >> target & 1 == 1
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn larger_boards_are_refused() {
+        assert!(Bits::new(&Geometry::new(Board::new(9, 8).unwrap())).is_none());
+        assert!(Bits::new(&Geometry::new(Board::new(8, 8).unwrap())).is_some());
+    }
+}

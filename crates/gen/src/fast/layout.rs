@@ -1,0 +1,359 @@
+//! The working index of the fast core: one field per man, so that a move adds a multiple of a
+//! stride.
+//!
+//! Owns: [`Layout`] — slot numbers, decoding, the white king's fold onto a fundamental region
+//! of the board's symmetries, and the other slots that stand for the same position.
+//! Must never: be written to a file; tables are stored in the index scheme of
+//! `retro_engine::index`, and `super::convert` translates.
+//!
+//! # Slots
+//!
+//! `slot = region(wk) · S^(n−1) + Σ_{i ≥ 1} sq(manᵢ) · S^(n−1−i)`, men in the order of
+//! `Material::men` (White's king, Black's king, White's men, Black's men), `S` the board's
+//! squares and `region(wk)` the white king's number within the *region*: the squares that are
+//! the least of their orbit under the board's symmetries (10 of 64 on 8×8: a1–d1–d4). A move of
+//! man `i` from `a` to `b` adds `(b − a) · S^(n−1−i)`; only a white king move that leaves the
+//! region turns the whole position by a symmetry. KRBvKR on 8×8 has 10 · 64⁴ = 167,772,160
+//! slots per side to move (the stored index has 121,110,528 entries).
+//!
+//! Some positions have several slots: identical men in either order, and, when the white king
+//! stands on a square a symmetry fixes (the long diagonal on square boards, the middle file or
+//! rank of odd boards), that symmetry's image. Every slot holds its position's value; the
+//! retrograde step reaches them all (see `super`), so no slot is ever "the" canonical one.
+//!
+//! # What comes next
+//!
+//! Each man's field is a square number today. The Freezer's restricted men and pawn slices
+//! change only the field of a man (a list of allowed squares, numbered within it) and the
+//! fold (pawns keep only the file mirror); six-man tables split by the white king's field, as
+//! each region square's slots are one contiguous block of `S^(n−1)`.
+
+use retro_engine::{Geometry, Material, Sq};
+use retro_rules::{Piece, Side};
+
+/// The most men a slot can hold.
+pub const MAX_MEN: usize = 8;
+
+const OUTSIDE: u32 = u32::MAX;
+
+/// Exact division by a fixed small divisor with a multiplication, or a shift for a power of
+/// two (for dividends below 2⁵⁶).
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    d: u64,
+    magic: u64,
+    /// `log2 d` when `d` is a power of two.
+    shift: Option<u32>,
+}
+
+impl Divisor {
+    fn new(d: u64) -> Divisor {
+        assert!((2..=256).contains(&d), "a board of 2 to 256 squares");
+        Divisor {
+            d,
+            magic: u64::MAX / d + 1,
+            shift: d.is_power_of_two().then(|| d.trailing_zeros()),
+        }
+    }
+
+    /// `(x / d, x % d)`; exact for `x < 2^64 / d`, as the error of `magic` is below `x / 2^64`.
+    #[inline]
+    fn div_rem(self, x: u64) -> (u64, u64) {
+        if let Some(shift) = self.shift {
+            return (x >> shift, x & (self.d - 1));
+        }
+        let q = ((u128::from(x) * u128::from(self.magic)) >> 64) as u64;
+        (q, x - q * self.d)
+    }
+}
+
+/// The slot numbering of one material on one board.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    men: Vec<(Side, Piece)>,
+    squares: u64,
+    divisor: Divisor,
+    region: Vec<Sq>,
+    region_of: Vec<u32>,
+    /// For every square, a symmetry taking it into the region (0, the identity, inside it).
+    fold: Vec<u8>,
+    /// For every square, the symmetries other than the identity that fix it.
+    fixers: Vec<Vec<u8>>,
+    /// Every symmetry as a table of squares.
+    maps: Vec<Vec<Sq>>,
+    strides: [u64; MAX_MEN],
+    size: u64,
+    /// Runs of identical men: (first, count).
+    groups: Vec<(usize, usize)>,
+}
+
+impl Layout {
+    /// The layout of `material` (pawnless, at most [`MAX_MEN`] men) on `geo`'s board, with all
+    /// of the board's symmetries; `None` if the slots would not fit in 2⁵⁶.
+    pub fn new(geo: &Geometry, material: Material) -> Option<Layout> {
+        let men = material.men();
+        if men.len() > MAX_MEN || material.has_pawns() {
+            return None;
+        }
+        let squares = geo.square_count() as u64;
+        let maps: Vec<Vec<Sq>> = geo
+            .symmetries()
+            .iter()
+            .map(|s| (0..squares as Sq).map(|sq| s.apply(sq)).collect())
+            .collect();
+        let least = |sq: Sq| {
+            maps.iter()
+                .map(|m| m[usize::from(sq)])
+                .min()
+                .expect("identity")
+        };
+        let region: Vec<Sq> = (0..squares as Sq).filter(|&sq| least(sq) == sq).collect();
+        let mut region_of = vec![OUTSIDE; squares as usize];
+        for (k, &sq) in region.iter().enumerate() {
+            region_of[usize::from(sq)] = k as u32;
+        }
+        let fold = (0..squares as Sq)
+            .map(|sq| {
+                let target = least(sq);
+                maps.iter()
+                    .position(|m| m[usize::from(sq)] == target)
+                    .expect("some symmetry reaches the least image") as u8
+            })
+            .collect();
+        let fixers = (0..squares as Sq)
+            .map(|sq| {
+                (1..maps.len())
+                    .filter(|&s| maps[s][usize::from(sq)] == sq)
+                    .map(|s| s as u8)
+                    .collect()
+            })
+            .collect();
+        let n = men.len();
+        let mut strides = [0u64; MAX_MEN];
+        let mut stride = 1u64;
+        for i in (1..n).rev() {
+            strides[i] = stride;
+            stride = stride.checked_mul(squares)?;
+        }
+        strides[0] = stride;
+        let size = stride.checked_mul(region.len() as u64)?;
+        if size >= 1 << 56 {
+            return None;
+        }
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for i in 2..n {
+            match groups.last_mut() {
+                Some((first, count)) if men[*first] == men[i] => *count += 1,
+                _ => groups.push((i, 1)),
+            }
+        }
+        Some(Layout {
+            men,
+            squares,
+            divisor: Divisor::new(squares),
+            region,
+            region_of,
+            fold,
+            fixers,
+            maps,
+            strides,
+            size,
+            groups,
+        })
+    }
+
+    /// The men, in slot order.
+    pub fn men(&self) -> &[(Side, Piece)] {
+        &self.men
+    }
+
+    /// The number of men.
+    pub fn men_count(&self) -> usize {
+        self.men.len()
+    }
+
+    /// Slots per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// How far a move of man `i` moves the slot per square number.
+    #[inline]
+    pub fn stride(&self, i: usize) -> u64 {
+        self.strides[i]
+    }
+
+    /// The slot of `squares`, whose white king must stand in the region.
+    #[inline]
+    pub fn slot(&self, squares: &[Sq]) -> u64 {
+        let region = self.region_of[usize::from(squares[0])];
+        debug_assert!(region != OUTSIDE, "the white king is folded first");
+        let mut slot = u64::from(region);
+        for &sq in &squares[1..] {
+            slot = slot * self.squares + u64::from(sq);
+        }
+        slot
+    }
+
+    /// The squares of `slot`.
+    #[inline]
+    pub fn decode(&self, mut slot: u64, squares: &mut [Sq]) {
+        for i in (1..self.men.len()).rev() {
+            let (q, r) = self.divisor.div_rem(slot);
+            squares[i] = r as Sq;
+            slot = q;
+        }
+        squares[0] = self.region[slot as usize];
+    }
+
+    /// Whether a symmetry other than the identity fixes `sq`.
+    pub fn is_fixed(&self, sq: Sq) -> bool {
+        !self.fixers[usize::from(sq)].is_empty()
+    }
+
+    /// Whether every man but the kings is alone of its kind.
+    pub fn men_are_distinct(&self) -> bool {
+        self.groups.iter().all(|&(_, count)| count == 1)
+    }
+
+    /// Whether `sq` lies in the region (a white king there needs no fold).
+    pub fn in_region(&self, sq: Sq) -> bool {
+        self.region_of[usize::from(sq)] != OUTSIDE
+    }
+
+    /// Turns `squares` by a symmetry that brings the white king into the region.
+    #[inline]
+    pub fn fold(&self, squares: &mut [Sq]) {
+        let s = self.fold[usize::from(squares[0])];
+        if s != 0 {
+            let map = &self.maps[usize::from(s)];
+            for sq in squares.iter_mut() {
+                *sq = map[usize::from(*sq)];
+            }
+        }
+    }
+
+    /// Calls `visit` with the slot of every image of the folded `squares` under the symmetries
+    /// fixing its white king's square (itself first): together with the orders of identical
+    /// men, these are all the slots that hold this position.
+    #[inline]
+    pub fn for_each_image(&self, squares: &[Sq], mut visit: impl FnMut(u64)) {
+        visit(self.slot(squares));
+        for &s in &self.fixers[usize::from(squares[0])] {
+            let map = &self.maps[usize::from(s)];
+            let mut image = [0 as Sq; MAX_MEN];
+            for (i, &sq) in squares.iter().enumerate() {
+                image[i] = map[usize::from(sq)];
+            }
+            visit(self.slot(&image[..squares.len()]));
+        }
+    }
+
+    /// Calls `visit` with every slot that holds the position of the folded `squares`: its
+    /// images under the symmetries fixing the white king, each with identical men in every
+    /// order.
+    pub fn for_each_holder(&self, squares: &[Sq], mut visit: impl FnMut(u64)) {
+        let n = squares.len();
+        let mut images: Vec<[Sq; MAX_MEN]> = Vec::with_capacity(1 + self.fixers.len());
+        let mut first = [0 as Sq; MAX_MEN];
+        first[..n].copy_from_slice(squares);
+        images.push(first);
+        for &s in &self.fixers[usize::from(squares[0])] {
+            let map = &self.maps[usize::from(s)];
+            let mut image = [0 as Sq; MAX_MEN];
+            for (i, &sq) in squares.iter().enumerate() {
+                image[i] = map[usize::from(sq)];
+            }
+            images.push(image);
+        }
+        for mut image in images {
+            self.orders(&mut image[..n], 0, &mut visit);
+        }
+    }
+
+    /// Every order of the identical men of groups `g..`, by swapping in place.
+    fn orders(&self, squares: &mut [Sq], g: usize, visit: &mut impl FnMut(u64)) {
+        let Some(&(first, count)) = self.groups.get(g) else {
+            visit(self.slot(squares));
+            return;
+        };
+        permute(squares, first, first + count, &mut |sq: &mut [Sq]| {
+            self.orders(sq, g + 1, visit)
+        });
+    }
+}
+
+/// Calls `visit` with `squares[from..to]` in every order, leaving the order as it was.
+fn permute(squares: &mut [Sq], from: usize, to: usize, visit: &mut dyn FnMut(&mut [Sq])) {
+    if to - from <= 1 {
+        visit(squares);
+        return;
+    }
+    for k in from..to {
+        squares.swap(from, k);
+        permute(squares, from + 1, to, visit);
+        squares.swap(from, k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    #[test]
+    fn slots_decode_to_their_squares() {
+        for (files, ranks, material) in [(8, 8, "KRBvKR"), (5, 5, "KQvKN"), (6, 4, "KRRvK")] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
+            let mut squares = [0 as Sq; MAX_MEN];
+            for slot in (0..layout.size()).step_by(997) {
+                layout.decode(slot, &mut squares);
+                assert_eq!(layout.slot(&squares[..layout.men_count()]), slot);
+            }
+        }
+    }
+
+    #[test]
+    fn the_region_is_a_triangle_of_ten_on_8x8() {
+        let geo = Geometry::new(Board::STANDARD);
+        let layout = Layout::new(&geo, "KRvK".parse().unwrap()).unwrap();
+        assert_eq!(layout.region, vec![0, 1, 2, 3, 9, 10, 11, 18, 19, 27]);
+        assert_eq!(layout.size(), 10 * 64 * 64);
+        // a1, b2, c3, d4 lie on the diagonal: one other symmetry fixes each.
+        for sq in [0u8, 9, 18, 27] {
+            assert_eq!(layout.fixers[usize::from(sq)].len(), 1);
+        }
+    }
+
+    #[test]
+    fn holders_list_every_order_of_identical_men() {
+        let geo = Geometry::new(Board::STANDARD);
+        let layout = Layout::new(&geo, "KNNNvK".parse().unwrap()).unwrap();
+        // White king on b1 (no fixer): 3! orders of the knights.
+        let mut slots = Vec::new();
+        layout.for_each_holder(&[1, 40, 20, 30, 50], |s| slots.push(s));
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), 6);
+        // White king on a1 (fixed by the diagonal mirror): 2 × 3! slots.
+        let mut slots = Vec::new();
+        layout.for_each_holder(&[0, 40, 20, 30, 50], |s| slots.push(s));
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), 12);
+    }
+
+    #[test]
+    fn division_is_exact() {
+        for d in [2u64, 3, 25, 36, 49, 63, 64] {
+            let div = Divisor::new(d);
+            for x in (0..1u64 << 40)
+                .step_by(9_999_991)
+                .chain([0, 1, d - 1, d, (1 << 40) - 1])
+            {
+                assert_eq!(div.div_rem(x), (x / d, x % d));
+            }
+        }
+    }
+}

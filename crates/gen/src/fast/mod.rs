@@ -1,0 +1,654 @@
+//! The fast core: depth-to-mate by retrograde analysis over a field layout, one byte per slot
+//! and side to move, on boards of at most 64 squares.
+//!
+//! Owns: building one pawnless table's values ([`build`]), the conversion between the working
+//! layout and the stored index ([`convert`]), and the attack tables it moves with ([`bits`]).
+//! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
+//! compare its files byte for byte with the reference core in `super`); write a file itself.
+//!
+//! # The work table
+//!
+//! One byte per slot ([`layout`]) and side to move: `0` not a legal position (men on one square,
+//! or the side not to move in check), `1` undecided, `2` undecided but unable to lose (a capture
+//! reaches a draw), `3 + n` decided in `n` plies (a win when `n` is odd, a loss when even). A
+//! byte holds depths up to 252 plies; a deeper table is left to the reference core. KRBvKR on
+//! 8×8 takes 2 × 167,772,160 bytes (320 MiB).
+//!
+//! # The iteration
+//!
+//! * **init**, one parallel pass over all slots: illegal slots get `0`; captures are looked
+//!   up in the smaller tables, loaded into their own layouts so that a look-up is a few
+//!   arithmetic operations. A capture into a loss in `k` makes a win in at most `k + 1`, stored
+//!   at once as that win (a quicker one overwrites it); a capture into a draw gives `2`; a
+//!   position in check with no move is mated (`3`); one whose only moves are captures into wins
+//!   is lost after the longest of them, stored at once. Quiet moves are not counted.
+//! * **depth d**, one parallel pass over the chunks of 65,536 slots that hold code `3 + d` (each
+//!   chunk keeps a 256-bit set of the codes written into it, so a pass skips what it need not
+//!   read). Even `d`: every slot of a loss in `d` un-moves to its parents, which become wins in
+//!   `d + 1` unless already won sooner. Odd `d`: every slot of a win in `d` un-moves to its
+//!   undecided parents, and each parent's moves are checked forward: if every move reaches a win
+//!   in at most `d` plies (the triggering one reaches `d`), the parent is lost in one more ply
+//!   than the longest. No counters are kept, so the byte is all the memory a slot needs.
+//!
+//! Values stored before their depth (capture wins and losses) are met by the pass of their
+//! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
+//! deeper. Undecided slots are draws.
+//!
+//! # Why every slot is right
+//!
+//! Each slot stands for a position, and its moves lead to the slots of the resulting positions
+//! (a white king move that leaves the region is turned back into it by a symmetry). A slot's
+//! value is that of its position, so it is the same in every slot of the position. The step
+//! "when a slot is decided, re-examine every slot with a move into it" needs the un-moves of a
+//! slot to list each such parent slot: an un-move of any man but the white king keeps the
+//! white king, hence the fold, so it gives back exactly the slot that moved; a white king
+//! un-move gives a position that may be folded differently from the parent slot that moved, but
+//! only by a symmetry fixing the folded king's square, so the un-move visits every image under
+//! those symmetries ([`layout::Layout::for_each_image`]). Identical men keep their order
+//! through moves and un-moves, so each order is a copy of the same game.
+
+pub mod bits;
+pub mod convert;
+pub mod layout;
+
+use crate::{GenError, Observer, Phase};
+use bits::{Bits, Board64};
+use layout::{Layout, MAX_MEN};
+use rayon::prelude::*;
+use retro_engine::{Geometry, Material, Sq};
+use retro_format::Value;
+use retro_rules::Piece;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
+
+const NONE: u8 = 0;
+const UNKNOWN: u8 = 1;
+const CANNOT_LOSE: u8 = 2;
+const DECIDED: u8 = 3;
+/// The deepest value a work byte holds.
+pub const MAX_WORK_PLIES: u32 = 252;
+const CHUNK_BITS: u32 = 16;
+const CHUNK: u64 = 1 << CHUNK_BITS;
+const NO_MAN: usize = usize::MAX;
+
+#[inline]
+fn decided(plies: u32) -> u8 {
+    DECIDED + plies as u8
+}
+
+/// A smaller table in its own layout, for capture look-ups.
+pub struct Subtable {
+    layout: Layout,
+    /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot.
+    codes: [Vec<u16>; 2],
+}
+
+impl Subtable {
+    /// A table's entry codes spread over all slots of its layout.
+    pub fn new(layout: Layout, codes: [Vec<u16>; 2]) -> Subtable {
+        Subtable { layout, codes }
+    }
+}
+
+/// Where a capture of one man leads.
+#[derive(Clone, Copy)]
+struct CaptureRule {
+    sub: usize,
+    flipped: bool,
+    /// For every man of this material, its number in the smaller material.
+    to: [usize; MAX_MEN],
+}
+
+/// What [`build`] computed.
+pub struct Built {
+    /// Values by side to move and slot, as work codes.
+    pub cells: [Vec<AtomicU8>; 2],
+    /// The layout of the slots.
+    pub layout: Layout,
+    /// The longest depth to mate, in plies.
+    pub max_plies: u32,
+    /// Retrograde steps taken.
+    pub depths: u32,
+    /// Seconds spent in the init pass.
+    pub init_seconds: f64,
+}
+
+/// Why the fast core did not build a table (the reference core then does).
+pub enum Declined {
+    /// The board or material is outside what the core handles.
+    Unsupported,
+    /// A depth beyond [`MAX_WORK_PLIES`].
+    TooDeep,
+    /// A real error.
+    Failed(GenError),
+}
+
+impl From<GenError> for Declined {
+    fn from(e: GenError) -> Declined {
+        Declined::Failed(e)
+    }
+}
+
+struct Core<'a> {
+    bits: &'a Bits,
+    layout: &'a Layout,
+    n: usize,
+    piece: [Piece; MAX_MEN],
+    /// The men of each side (its king first).
+    side_men: [[usize; MAX_MEN]; 2],
+    side_len: [usize; 2],
+    captures: [Option<CaptureRule>; MAX_MEN],
+    subs: &'a [Subtable],
+    mirror_rank: Vec<Sq>,
+    cells: [Vec<AtomicU8>; 2],
+    presence: [Vec<[AtomicU64; 4]>; 2],
+    too_deep: AtomicBool,
+    /// The largest code stored so far.
+    deepest: AtomicU32,
+    failure: Mutex<Option<GenError>>,
+}
+
+/// The smaller materials a capture in `material` leads into (canonical), in a fixed order.
+pub fn capture_targets(material: Material) -> Vec<Material> {
+    let mut targets: Vec<Material> = Vec::new();
+    for (i, _) in material.men().iter().enumerate().skip(2) {
+        let m = without_man(material, i).canonical().0;
+        if !targets.contains(&m) {
+            targets.push(m);
+        }
+    }
+    targets
+}
+
+fn without_man(material: Material, i: usize) -> Material {
+    let mut men = material.men();
+    men.remove(i);
+    Material::from_men(&men)
+}
+
+/// Builds the values of pawnless `material` on `geo`'s board, with `subs` the tables of
+/// [`capture_targets`] in that order.
+pub fn build(
+    geo: &Geometry,
+    material: Material,
+    subs: &[Subtable],
+    observer: &dyn Observer,
+) -> Result<Built, Declined> {
+    let start = std::time::Instant::now();
+    let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
+    let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
+    let size = layout.size();
+    let entries = usize::try_from(size).map_err(|_| Declined::Unsupported)?;
+    let men = material.men();
+    let n = men.len();
+    let mut piece = [Piece::King; MAX_MEN];
+    let mut side_men = [[NO_MAN; MAX_MEN]; 2];
+    let mut side_len = [0usize; 2];
+    for (i, &(side, p)) in men.iter().enumerate() {
+        piece[i] = p;
+        let s = side_index(side);
+        side_men[s][side_len[s]] = i;
+        side_len[s] += 1;
+    }
+    let targets = capture_targets(material);
+    let mut captures = [None; MAX_MEN];
+    for (i, capture) in captures.iter_mut().enumerate().take(n).skip(2) {
+        let smaller = without_man(material, i);
+        let (canonical, flipped) = smaller.canonical();
+        let sub = targets
+            .iter()
+            .position(|&m| m == canonical)
+            .expect("every capture target is listed");
+        let sub_men = canonical.men();
+        let mut taken = [false; MAX_MEN];
+        let mut to = [NO_MAN; MAX_MEN];
+        for (j, &(side, p)) in men.iter().enumerate() {
+            if j == i {
+                continue;
+            }
+            let side = if flipped {
+                retro_rules::opponent(side)
+            } else {
+                side
+            };
+            let k = (0..sub_men.len())
+                .find(|&k| !taken[k] && sub_men[k] == (side, p))
+                .expect("the smaller material has this man");
+            taken[k] = true;
+            to[j] = k;
+        }
+        *capture = Some(CaptureRule { sub, flipped, to });
+    }
+    let chunks = size.div_ceil(CHUNK) as usize;
+    let core = Core {
+        bits: &bits,
+        layout: &layout,
+        n,
+        piece,
+        side_men,
+        side_len,
+        captures,
+        subs,
+        mirror_rank: (0..geo.square_count() as Sq)
+            .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
+            .collect(),
+        cells: [atomic_bytes(entries), atomic_bytes(entries)],
+        presence: [presence_sets(chunks), presence_sets(chunks)],
+        too_deep: AtomicBool::new(false),
+        deepest: AtomicU32::new(0),
+        failure: Mutex::new(None),
+    };
+
+    // Init.
+    observer.phase(material, Phase::Init, 2 * size);
+    let deepest = &core.deepest;
+    let legal = AtomicU64::new(0);
+    for x in 0..2 {
+        (0..chunks).into_par_iter().for_each(|chunk| {
+            let first = chunk as u64 * CHUNK;
+            let end = (first + CHUNK).min(size);
+            let mut present = [0u64; 4];
+            let mut local_legal = 0;
+            let mut local_deepest = 0;
+            for slot in first..end {
+                let code = match core.classify(slot, x) {
+                    Ok(code) => code,
+                    Err(e) => {
+                        core.fail(e);
+                        NONE
+                    }
+                };
+                if code != NONE {
+                    local_legal += 1;
+                    present[usize::from(code >> 6)] |= 1 << (code & 63);
+                    local_deepest = local_deepest.max(code);
+                    core.cells[x][slot as usize].store(code, Ordering::Relaxed);
+                }
+            }
+            for (w, bits) in core.presence[x][chunk].iter().zip(present) {
+                w.store(bits, Ordering::Relaxed);
+            }
+            legal.fetch_add(local_legal, Ordering::Relaxed);
+            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+            observer.progressed(end - first);
+        });
+    }
+    core.check()?;
+    let init_seconds = start.elapsed().as_secs_f64();
+
+    // Depth by depth.
+    observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
+    let mut depth: u32 = 0;
+    loop {
+        let code = decided(depth);
+        let tasks: Vec<(usize, usize)> = (0..2)
+            .flat_map(|x| (0..chunks).map(move |c| (x, c)))
+            .filter(|&(x, c)| {
+                core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
+                    & (1 << (code & 63))
+                    != 0
+            })
+            .collect();
+        let found: u64 = tasks
+            .par_iter()
+            .map(|&(x, chunk)| {
+                let first = chunk as u64 * CHUNK;
+                let end = (first + CHUNK).min(size);
+                let mut count = 0;
+                for slot in first..end {
+                    if core.cells[x][slot as usize].load(Ordering::Relaxed) != code {
+                        continue;
+                    }
+                    count += 1;
+                    if depth % 2 == 0 {
+                        core.mark_wins(slot, x, depth + 1);
+                    } else {
+                        core.find_losses(slot, x, depth);
+                    }
+                }
+                observer.progressed(count);
+                count
+            })
+            .sum();
+        core.check()?;
+        if found == 0 && u32::from(code) >= deepest.load(Ordering::Relaxed) {
+            break;
+        }
+        depth += 1;
+        if depth > MAX_WORK_PLIES {
+            return Err(Declined::TooDeep);
+        }
+    }
+    let Core { cells, .. } = core;
+    let max_plies = cells
+        .par_iter()
+        .flat_map(|side| side.par_iter())
+        .map(|c| c.load(Ordering::Relaxed))
+        .filter(|&c| c >= DECIDED)
+        .map(|c| u32::from(c - DECIDED))
+        .max()
+        .unwrap_or(0);
+    Ok(Built {
+        cells,
+        layout,
+        max_plies,
+        depths: depth,
+        init_seconds,
+    })
+}
+
+fn side_index(side: retro_rules::Side) -> usize {
+    usize::from(side == retro_rules::Side::Black)
+}
+
+fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
+    let mut v = Vec::with_capacity(n);
+    v.resize_with(n, || AtomicU8::new(NONE));
+    v
+}
+
+fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
+    let mut v = Vec::with_capacity(chunks);
+    v.resize_with(chunks, Default::default);
+    v
+}
+
+/// The men's squares and occupancy of one slot.
+struct Placed {
+    sq: [Sq; MAX_MEN],
+    occ: Board64,
+    by_side: [Board64; 2],
+}
+
+impl Core<'_> {
+    fn fail(&self, e: GenError) {
+        self.failure
+            .lock()
+            .expect("no panics while locked")
+            .get_or_insert(e);
+    }
+
+    fn check(&self) -> Result<(), Declined> {
+        if let Some(e) = self.failure.lock().expect("no panics while locked").take() {
+            return Err(Declined::Failed(e));
+        }
+        if self.too_deep.load(Ordering::Relaxed) {
+            return Err(Declined::TooDeep);
+        }
+        Ok(())
+    }
+
+    /// The squares of `slot`, or `None` if two men share a square.
+    #[inline]
+    fn place(&self, slot: u64) -> Option<Placed> {
+        let mut sq = [0 as Sq; MAX_MEN];
+        self.layout.decode(slot, &mut sq);
+        let mut by_side = [0u64; 2];
+        for (s, side) in by_side.iter_mut().enumerate() {
+            for &i in &self.side_men[s][..self.side_len[s]] {
+                *side |= 1 << sq[i];
+            }
+        }
+        let occ = by_side[0] | by_side[1];
+        (occ.count_ones() as usize == self.n).then_some(Placed { sq, occ, by_side })
+    }
+
+    /// Whether a man of side `by` (other than man `skip`) attacks `target`.
+    #[inline]
+    fn attacked(&self, sq: &[Sq], target: Sq, by: usize, occ: Board64, skip: usize) -> bool {
+        self.side_men[by][..self.side_len[by]]
+            .iter()
+            .any(|&j| j != skip && self.bits.attacks_square(self.piece[j], sq[j], target, occ))
+    }
+
+    /// The man of side `side` on `sq`.
+    #[inline]
+    fn man_on(&self, sq: &[Sq], side: usize, target: Sq) -> usize {
+        *self.side_men[side][..self.side_len[side]]
+            .iter()
+            .find(|&&j| sq[j] == target)
+            .expect("an occupied square holds a man")
+    }
+
+    /// The stored value, for the side to move after the capture, of the position where a man of
+    /// `mover` has just taken man `captured`; `after` has the mover on its new square.
+    #[inline]
+    fn capture_value(&self, after: &[Sq], captured: usize, mover: usize) -> Value {
+        let rule = self.captures[captured].expect("kings are never captured");
+        let sub = &self.subs[rule.sub];
+        let mut sq = [0 as Sq; MAX_MEN];
+        for (j, &s) in after[..self.n].iter().enumerate() {
+            if j != captured {
+                sq[rule.to[j]] = if rule.flipped {
+                    self.mirror_rank[usize::from(s)]
+                } else {
+                    s
+                };
+            }
+        }
+        let k = self.n - 1;
+        sub.layout.fold(&mut sq[..k]);
+        let slot = sub.layout.slot(&sq[..k]);
+        let side = (1 - mover) ^ usize::from(rule.flipped);
+        Value::from_code(u32::from(sub.codes[side][slot as usize]))
+    }
+
+    /// The init code of `slot` with side `x` to move.
+    fn classify(&self, slot: u64, x: usize) -> Result<u8, GenError> {
+        let Some(p) = self.place(slot) else {
+            return Ok(NONE);
+        };
+        let y = 1 - x;
+        let (own_king, their_king) = (p.sq[x], p.sq[y]);
+        if self.attacked(&p.sq, their_king, x, p.occ, NO_MAN) {
+            return Ok(NONE);
+        }
+        let mut capture_win: Option<u32> = None;
+        let mut escape = false;
+        let mut capture_loss: Option<u32> = None;
+        for &i in &self.side_men[x][..self.side_len[x]] {
+            let from = p.sq[i];
+            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & p.by_side[y];
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let j = self.man_on(&p.sq, y, t);
+                let mut after = p.sq;
+                after[i] = t;
+                match self.capture_value(&after, j, x) {
+                    Value::Loss(k) => {
+                        capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1)))
+                    }
+                    Value::Draw => escape = true,
+                    Value::Win(k) => {
+                        capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1)))
+                    }
+                    // The capturing side's king is left in check: no move.
+                    Value::Illegal => {}
+                }
+            }
+        }
+        if let Some(w) = capture_win {
+            return Ok(self.code_for(w));
+        }
+        if escape {
+            return Ok(CANNOT_LOSE);
+        }
+        let in_check = self.attacked(&p.sq, own_king, y, p.occ, NO_MAN);
+        if (in_check || capture_loss.is_some()) && !self.has_quiet_move(&p, x) {
+            return Ok(match capture_loss {
+                Some(l) => self.code_for(l),
+                None => decided(0),
+            });
+        }
+        Ok(UNKNOWN)
+    }
+
+    fn code_for(&self, plies: u32) -> u8 {
+        if plies > MAX_WORK_PLIES {
+            self.too_deep.store(true, Ordering::Relaxed);
+            return UNKNOWN;
+        }
+        decided(plies)
+    }
+
+    /// Whether side `x` has a legal move that captures nothing.
+    fn has_quiet_move(&self, p: &Placed, x: usize) -> bool {
+        let y = 1 - x;
+        self.side_men[x][..self.side_len[x]].iter().any(|&i| {
+            let from = p.sq[i];
+            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.occ;
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let occ = p.occ ^ (1 << from) ^ (1 << t);
+                let king = if i == x { t } else { p.sq[x] };
+                if !self.attacked(&p.sq, king, y, occ, NO_MAN) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// Calls `visit` with every slot, side `1 − x` to move, that has a quiet move into `slot`
+    /// (side `x` to move) — and with the slots of un-moves into illegal positions (the side
+    /// not to move in check), whose cells are `0`: callers skip those.
+    #[inline]
+    fn for_each_parent(&self, slot: u64, x: usize, mut visit: impl FnMut(u64)) {
+        let Some(p) = self.place(slot) else {
+            return;
+        };
+        let y = 1 - x;
+        for &i in &self.side_men[y][..self.side_len[y]] {
+            let from = p.sq[i];
+            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.occ;
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                if i == 0 {
+                    let mut before = p.sq;
+                    before[i] = t;
+                    self.layout.fold(&mut before[..self.n]);
+                    self.layout.for_each_image(&before[..self.n], &mut visit);
+                } else {
+                    let stride = self.layout.stride(i);
+                    visit(if t > from {
+                        slot + u64::from(t - from) * stride
+                    } else {
+                        slot - u64::from(from - t) * stride
+                    });
+                }
+            }
+        }
+    }
+
+    /// Even depths: the parents of a loss in `plies − 1` (side `x` to move) are wins in `plies`.
+    fn mark_wins(&self, slot: u64, x: usize, plies: u32) {
+        if plies > MAX_WORK_PLIES {
+            self.too_deep.store(true, Ordering::Relaxed);
+            return;
+        }
+        let y = 1 - x;
+        let code = decided(plies);
+        self.for_each_parent(slot, x, |parent| {
+            let cell = &self.cells[y][parent as usize];
+            let old = cell.load(Ordering::Relaxed);
+            if old == UNKNOWN || old == CANNOT_LOSE || old > code {
+                cell.store(code, Ordering::Relaxed);
+                self.note(y, parent, code);
+            }
+        });
+    }
+
+    /// Odd depths: the undecided parents of a win in `depth` (side `x` to move) whose every
+    /// move now reaches a win are lost.
+    fn find_losses(&self, slot: u64, x: usize, depth: u32) {
+        let y = 1 - x;
+        self.for_each_parent(slot, x, |parent| {
+            let cell = &self.cells[y][parent as usize];
+            if cell.load(Ordering::Relaxed) != UNKNOWN {
+                return;
+            }
+            if let Some(longest) = self.longest_forced_win(parent, y, depth) {
+                let code = self.code_for(longest + 1);
+                if code != UNKNOWN {
+                    cell.store(code, Ordering::Relaxed);
+                    self.note(y, parent, code);
+                }
+            }
+        });
+    }
+
+    /// If every move of `slot` (side `x` to move) reaches a position won for the opponent in
+    /// at most `depth` plies (or, by a capture, in any depth), the longest of those wins.
+    fn longest_forced_win(&self, slot: u64, x: usize, depth: u32) -> Option<u32> {
+        let p = self.place(slot)?;
+        let y = 1 - x;
+        let mut longest = 0;
+        for &i in &self.side_men[x][..self.side_len[x]] {
+            let from = p.sq[i];
+            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.by_side[x];
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let capture = p.by_side[y] & (1 << t) != 0;
+                let j = if capture {
+                    self.man_on(&p.sq, y, t)
+                } else {
+                    NO_MAN
+                };
+                // A move into an illegal position (its own king in check) has a child of code
+                // 0, in this table or the smaller one: it is no move, and is passed over.
+                let plies = if capture {
+                    let mut after = p.sq;
+                    after[i] = t;
+                    match self.capture_value(&after, j, x) {
+                        Value::Win(k) => k,
+                        Value::Illegal => continue,
+                        _ => return None,
+                    }
+                } else {
+                    let child = if i == 0 {
+                        let mut after = p.sq;
+                        after[i] = t;
+                        self.layout.fold(&mut after[..self.n]);
+                        self.layout.slot(&after[..self.n])
+                    } else {
+                        let stride = self.layout.stride(i);
+                        if t > from {
+                            slot + u64::from(t - from) * stride
+                        } else {
+                            slot - u64::from(from - t) * stride
+                        }
+                    };
+                    let code = self.cells[y][child as usize].load(Ordering::Relaxed);
+                    if code == NONE {
+                        continue;
+                    }
+                    if code < DECIDED {
+                        return None;
+                    }
+                    let k = u32::from(code - DECIDED);
+                    if k % 2 == 0 || k > depth {
+                        return None;
+                    }
+                    k
+                };
+                longest = longest.max(plies);
+            }
+        }
+        Some(longest)
+    }
+
+    /// Records that `code` was written into `slot`'s chunk on side `x`.
+    #[inline]
+    fn note(&self, x: usize, slot: u64, code: u8) {
+        let word = &self.presence[x][(slot >> CHUNK_BITS) as usize][usize::from(code >> 6)];
+        let bit = 1u64 << (code & 63);
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+            self.deepest.fetch_max(u32::from(code), Ordering::Relaxed);
+        }
+    }
+}
