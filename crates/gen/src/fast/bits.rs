@@ -79,7 +79,7 @@ impl Bits {
         Some(bits)
     }
 
-    #[inline]
+    #[inline(always)]
     fn slide(&self, sq: Sq, dirs: std::ops::Range<usize>, occ: Board64) -> Board64 {
         let rays = &self.rays[usize::from(sq)];
         let mut attacks = 0;
@@ -101,7 +101,7 @@ impl Bits {
     }
 
     /// The squares `piece` on `sq` attacks when `occ` is occupied (pawns excluded).
-    #[inline]
+    #[inline(always)]
     pub fn attacks(&self, piece: Piece, sq: Sq, occ: Board64) -> Board64 {
         match piece {
             Piece::King => self.king[usize::from(sq)],
@@ -114,7 +114,7 @@ impl Bits {
     }
 
     /// Whether `piece` on `sq` attacks `target` when `occ` is occupied.
-    #[inline]
+    #[inline(always)]
     pub fn attacks_square(&self, piece: Piece, sq: Sq, target: Sq, occ: Board64) -> bool {
         let bit = 1u64 << target;
         if self.empty_board[piece_slot(piece)][usize::from(sq)] & bit == 0 {

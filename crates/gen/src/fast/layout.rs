@@ -57,7 +57,7 @@ impl Divisor {
     }
 
     /// `(x / d, x % d)`; exact for `x < 2^64 / d`, as the error of `magic` is below `x / 2^64`.
-    #[inline]
+    #[inline(always)]
     fn div_rem(self, x: u64) -> (u64, u64) {
         if let Some(shift) = self.shift {
             return (x >> shift, x & (self.d - 1));
@@ -184,7 +184,7 @@ impl Layout {
     }
 
     /// The slot of `squares`, whose white king must stand in the region.
-    #[inline]
+    #[inline(always)]
     pub fn slot(&self, squares: &[Sq]) -> u64 {
         let region = self.region_of[usize::from(squares[0])];
         debug_assert!(region != OUTSIDE, "the white king is folded first");
@@ -196,7 +196,7 @@ impl Layout {
     }
 
     /// The squares of `slot`.
-    #[inline]
+    #[inline(always)]
     pub fn decode(&self, mut slot: u64, squares: &mut [Sq]) {
         for i in (1..self.men.len()).rev() {
             let (q, r) = self.divisor.div_rem(slot);
@@ -219,6 +219,20 @@ impl Layout {
     /// Whether `sq` lies in the region (a white king there needs no fold).
     pub fn in_region(&self, sq: Sq) -> bool {
         self.region_of[usize::from(sq)] != OUTSIDE
+    }
+
+    /// The squares of `slot`, for a layout of `N` men.
+    #[inline(always)]
+    pub fn decode_array<const N: usize>(&self, mut slot: u64) -> [Sq; N] {
+        debug_assert_eq!(N, self.men.len());
+        let mut squares = [0 as Sq; N];
+        for i in (1..N).rev() {
+            let (q, r) = self.divisor.div_rem(slot);
+            squares[i] = r as Sq;
+            slot = q;
+        }
+        squares[0] = self.region[slot as usize];
+        squares
     }
 
     /// Turns `squares` by a symmetry that brings the white king into the region.

@@ -22,7 +22,7 @@
 //!   at once as that win (a quicker one overwrites it); a capture into a draw gives `2`; a
 //!   position in check with no move is mated (`3`); one whose only moves are captures into wins
 //!   is lost after the longest of them, stored at once. Quiet moves are not counted.
-//! * **depth d**, one parallel pass over the chunks of 65,536 slots that hold code `3 + d` (each
+//! * **depth d**, one parallel pass over the chunks of 4,096 slots that hold code `3 + d` (each
 //!   chunk keeps a 256-bit set of the codes written into it, so a pass skips what it need not
 //!   read). Even `d`: every slot of a loss in `d` un-moves to its parents, which become wins in
 //!   `d + 1` unless already won sooner. Odd `d`: every slot of a win in `d` un-moves to its
@@ -59,7 +59,6 @@ use retro_engine::{Geometry, Material, Sq};
 use retro_format::Value;
 use retro_rules::Piece;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use std::sync::Mutex;
 
 const NONE: u8 = 0;
 const UNKNOWN: u8 = 1;
@@ -67,7 +66,7 @@ const CANNOT_LOSE: u8 = 2;
 const DECIDED: u8 = 3;
 /// The deepest value a work byte holds.
 pub const MAX_WORK_PLIES: u32 = 252;
-const CHUNK_BITS: u32 = 16;
+const CHUNK_BITS: u32 = 12;
 const CHUNK: u64 = 1 << CHUNK_BITS;
 const NO_MAN: usize = usize::MAX;
 
@@ -129,10 +128,9 @@ impl From<GenError> for Declined {
     }
 }
 
-struct Core<'a> {
+struct Core<'a, const N: usize> {
     bits: &'a Bits,
     layout: &'a Layout,
-    n: usize,
     piece: [Piece; MAX_MEN],
     /// The men of each side (its king first).
     side_men: [[usize; MAX_MEN]; 2],
@@ -142,10 +140,12 @@ struct Core<'a> {
     mirror_rank: Vec<Sq>,
     cells: [Vec<AtomicU8>; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
+    /// Candidates for a loss at the current depth, a bit per slot, and the chunks holding any.
+    candidates: [Vec<AtomicU64>; 2],
+    flagged: [Vec<AtomicBool>; 2],
     too_deep: AtomicBool,
     /// The largest code stored so far.
     deepest: AtomicU32,
-    failure: Mutex<Option<GenError>>,
 }
 
 /// The smaller materials a capture in `material` leads into (canonical), in a fixed order.
@@ -178,7 +178,7 @@ pub fn build(
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
     let size = layout.size();
-    let entries = usize::try_from(size).map_err(|_| Declined::Unsupported)?;
+    usize::try_from(size).map_err(|_| Declined::Unsupported)?;
     let men = material.men();
     let n = men.len();
     let mut piece = [Piece::King; MAX_MEN];
@@ -219,11 +219,9 @@ pub fn build(
         }
         *capture = Some(CaptureRule { sub, flipped, to });
     }
-    let chunks = size.div_ceil(CHUNK) as usize;
-    let core = Core {
+    let parts = Parts {
         bits: &bits,
         layout: &layout,
-        n,
         piece,
         side_men,
         side_len,
@@ -232,49 +230,103 @@ pub fn build(
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
+    };
+    let solved = match n {
+        2 => solve::<2>(parts, material, observer),
+        3 => solve::<3>(parts, material, observer),
+        4 => solve::<4>(parts, material, observer),
+        5 => solve::<5>(parts, material, observer),
+        6 => solve::<6>(parts, material, observer),
+        7 => solve::<7>(parts, material, observer),
+        8 => solve::<8>(parts, material, observer),
+        _ => return Err(Declined::Unsupported),
+    }?;
+    Ok(Built {
+        cells: solved.cells,
+        layout,
+        max_plies: solved.max_plies,
+        depths: solved.depths,
+        init_seconds: start.elapsed().as_secs_f64() - solved.retrograde_seconds,
+    })
+}
+
+/// What every instance of the core shares, whatever its number of men.
+struct Parts<'a> {
+    bits: &'a Bits,
+    layout: &'a Layout,
+    piece: [Piece; MAX_MEN],
+    side_men: [[usize; MAX_MEN]; 2],
+    side_len: [usize; 2],
+    captures: [Option<CaptureRule>; MAX_MEN],
+    subs: &'a [Subtable],
+    mirror_rank: Vec<Sq>,
+}
+
+struct Solved {
+    cells: [Vec<AtomicU8>; 2],
+    max_plies: u32,
+    depths: u32,
+    retrograde_seconds: f64,
+}
+
+/// The iteration for a material of `N` men.
+fn solve<const N: usize>(
+    parts: Parts<'_>,
+    material: Material,
+    observer: &dyn Observer,
+) -> Result<Solved, Declined> {
+    let layout = parts.layout;
+    let size = layout.size();
+    let entries = size as usize;
+    let chunks = size.div_ceil(CHUNK) as usize;
+    let core = Core::<N> {
+        bits: parts.bits,
+        layout,
+        piece: parts.piece,
+        side_men: parts.side_men,
+        side_len: parts.side_len,
+        captures: parts.captures,
+        subs: parts.subs,
+        mirror_rank: parts.mirror_rank,
         cells: [atomic_bytes(entries), atomic_bytes(entries)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
+        candidates: [bitmap(size), bitmap(size)],
+        flagged: [flags(chunks), flags(chunks)],
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
-        failure: Mutex::new(None),
     };
 
     // Init.
     observer.phase(material, Phase::Init, 2 * size);
     let deepest = &core.deepest;
     let legal = AtomicU64::new(0);
-    for x in 0..2 {
-        (0..chunks).into_par_iter().for_each(|chunk| {
-            let first = chunk as u64 * CHUNK;
-            let end = (first + CHUNK).min(size);
-            let mut present = [0u64; 4];
-            let mut local_legal = 0;
-            let mut local_deepest = 0;
-            for slot in first..end {
-                let code = match core.classify(slot, x) {
-                    Ok(code) => code,
-                    Err(e) => {
-                        core.fail(e);
-                        NONE
-                    }
-                };
+    (0..chunks).into_par_iter().for_each(|chunk| {
+        let first = chunk as u64 * CHUNK;
+        let end = (first + CHUNK).min(size);
+        let mut present = [[0u64; 4]; 2];
+        let mut local_legal = 0;
+        let mut local_deepest = 0;
+        for slot in first..end {
+            for (x, code) in core.classify(slot).into_iter().enumerate() {
                 if code != NONE {
                     local_legal += 1;
-                    present[usize::from(code >> 6)] |= 1 << (code & 63);
+                    present[x][usize::from(code >> 6)] |= 1 << (code & 63);
                     local_deepest = local_deepest.max(code);
                     core.cells[x][slot as usize].store(code, Ordering::Relaxed);
                 }
             }
+        }
+        for (x, present) in present.into_iter().enumerate() {
             for (w, bits) in core.presence[x][chunk].iter().zip(present) {
                 w.store(bits, Ordering::Relaxed);
             }
-            legal.fetch_add(local_legal, Ordering::Relaxed);
-            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
-            observer.progressed(end - first);
-        });
-    }
+        }
+        legal.fetch_add(local_legal, Ordering::Relaxed);
+        deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+        observer.progressed(2 * (end - first));
+    });
     core.check()?;
-    let init_seconds = start.elapsed().as_secs_f64();
+    let retrograde_start = std::time::Instant::now();
 
     // Depth by depth.
     observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
@@ -303,13 +355,31 @@ pub fn build(
                     if depth % 2 == 0 {
                         core.mark_wins(slot, x, depth + 1);
                     } else {
-                        core.find_losses(slot, x, depth);
+                        core.mark_candidates(slot, x);
                     }
                 }
                 observer.progressed(count);
                 count
             })
             .sum();
+        if depth % 2 == 1 {
+            // The undecided parents of this depth's wins, each once, in slot order.
+            let candidate_chunks: Vec<(usize, usize)> = (0..2)
+                .flat_map(|y| (0..chunks).map(move |c| (y, c)))
+                .filter(|&(y, c)| core.flagged[y][c].swap(false, Ordering::Relaxed))
+                .collect();
+            candidate_chunks.par_iter().for_each(|&(y, chunk)| {
+                let words = CHUNK as usize / 64;
+                for w in chunk * words..((chunk + 1) * words).min(core.candidates[y].len()) {
+                    let mut bits = core.candidates[y][w].swap(0, Ordering::Relaxed);
+                    while bits != 0 {
+                        let slot = w as u64 * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        core.find_loss(slot, y, depth);
+                    }
+                }
+            });
+        }
         core.check()?;
         if found == 0 && u32::from(code) >= deepest.load(Ordering::Relaxed) {
             break;
@@ -328,12 +398,11 @@ pub fn build(
         .map(|c| u32::from(c - DECIDED))
         .max()
         .unwrap_or(0);
-    Ok(Built {
+    Ok(Solved {
         cells,
-        layout,
         max_plies,
         depths: depth,
-        init_seconds,
+        retrograde_seconds: retrograde_start.elapsed().as_secs_f64(),
     })
 }
 
@@ -347,6 +416,18 @@ fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
     v
 }
 
+fn bitmap(bits: u64) -> Vec<AtomicU64> {
+    let mut v = Vec::with_capacity(bits.div_ceil(64) as usize);
+    v.resize_with(bits.div_ceil(64) as usize, || AtomicU64::new(0));
+    v
+}
+
+fn flags(chunks: usize) -> Vec<AtomicBool> {
+    let mut v = Vec::with_capacity(chunks);
+    v.resize_with(chunks, || AtomicBool::new(false));
+    v
+}
+
 fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
     let mut v = Vec::with_capacity(chunks);
     v.resize_with(chunks, Default::default);
@@ -354,24 +435,14 @@ fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
 }
 
 /// The men's squares and occupancy of one slot.
-struct Placed {
-    sq: [Sq; MAX_MEN],
+struct Placed<const N: usize> {
+    sq: [Sq; N],
     occ: Board64,
     by_side: [Board64; 2],
 }
 
-impl Core<'_> {
-    fn fail(&self, e: GenError) {
-        self.failure
-            .lock()
-            .expect("no panics while locked")
-            .get_or_insert(e);
-    }
-
+impl<const N: usize> Core<'_, N> {
     fn check(&self) -> Result<(), Declined> {
-        if let Some(e) = self.failure.lock().expect("no panics while locked").take() {
-            return Err(Declined::Failed(e));
-        }
         if self.too_deep.load(Ordering::Relaxed) {
             return Err(Declined::TooDeep);
         }
@@ -379,10 +450,9 @@ impl Core<'_> {
     }
 
     /// The squares of `slot`, or `None` if two men share a square.
-    #[inline]
-    fn place(&self, slot: u64) -> Option<Placed> {
-        let mut sq = [0 as Sq; MAX_MEN];
-        self.layout.decode(slot, &mut sq);
+    #[inline(always)]
+    fn place(&self, slot: u64) -> Option<Placed<N>> {
+        let sq: [Sq; N] = self.layout.decode_array(slot);
         let mut by_side = [0u64; 2];
         for (s, side) in by_side.iter_mut().enumerate() {
             for &i in &self.side_men[s][..self.side_len[s]] {
@@ -390,7 +460,7 @@ impl Core<'_> {
             }
         }
         let occ = by_side[0] | by_side[1];
-        (occ.count_ones() as usize == self.n).then_some(Placed { sq, occ, by_side })
+        (occ.count_ones() as usize == N).then_some(Placed { sq, occ, by_side })
     }
 
     /// Whether a man of side `by` (other than man `skip`) attacks `target`.
@@ -417,7 +487,7 @@ impl Core<'_> {
         let rule = self.captures[captured].expect("kings are never captured");
         let sub = &self.subs[rule.sub];
         let mut sq = [0 as Sq; MAX_MEN];
-        for (j, &s) in after[..self.n].iter().enumerate() {
+        for (j, &s) in after.iter().enumerate() {
             if j != captured {
                 sq[rule.to[j]] = if rule.flipped {
                     self.mirror_rank[usize::from(s)]
@@ -426,29 +496,52 @@ impl Core<'_> {
                 };
             }
         }
-        let k = self.n - 1;
+        let k = N - 1;
         sub.layout.fold(&mut sq[..k]);
         let slot = sub.layout.slot(&sq[..k]);
         let side = (1 - mover) ^ usize::from(rule.flipped);
         Value::from_code(u32::from(sub.codes[side][slot as usize]))
     }
 
-    /// The init code of `slot` with side `x` to move.
-    fn classify(&self, slot: u64, x: usize) -> Result<u8, GenError> {
+    /// The init codes of `slot` with White and with Black to move. Each man's attacks are
+    /// computed once: they say which king is attacked (legality for one side to move, check for
+    /// the other) and which captures there are.
+    fn classify(&self, slot: u64) -> [u8; 2] {
         let Some(p) = self.place(slot) else {
-            return Ok(NONE);
+            return [NONE, NONE];
         };
-        let y = 1 - x;
-        let (own_king, their_king) = (p.sq[x], p.sq[y]);
-        if self.attacked(&p.sq, their_king, x, p.occ, NO_MAN) {
-            return Ok(NONE);
+        let mut attacks = [0 as Board64; N];
+        let mut by_side_attacks = [0 as Board64; 2];
+        for s in 0..2 {
+            for &i in &self.side_men[s][..self.side_len[s]] {
+                attacks[i] = self.bits.attacks(self.piece[i], p.sq[i], p.occ);
+                by_side_attacks[s] |= attacks[i];
+            }
         }
+        // The king of side `s` is attacked by the other side.
+        let king_attacked = [
+            by_side_attacks[1] & (1 << p.sq[0]) != 0,
+            by_side_attacks[0] & (1 << p.sq[1]) != 0,
+        ];
+        let mut codes = [NONE; 2];
+        for (x, code) in codes.iter_mut().enumerate() {
+            let y = 1 - x;
+            if !king_attacked[y] {
+                *code = self.classify_side(&p, &attacks, x, king_attacked[x]);
+            }
+        }
+        codes
+    }
+
+    /// The init code of a legal placement with side `x` to move, given every man's attacks.
+    fn classify_side(&self, p: &Placed<N>, attacks: &[Board64; N], x: usize, in_check: bool) -> u8 {
+        let y = 1 - x;
         let mut capture_win: Option<u32> = None;
         let mut escape = false;
         let mut capture_loss: Option<u32> = None;
         for &i in &self.side_men[x][..self.side_len[x]] {
-            let from = p.sq[i];
-            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & p.by_side[y];
+            // The opponent's king is not attacked (the placement is legal with `x` to move).
+            let mut targets = attacks[i] & p.by_side[y];
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
@@ -456,9 +549,7 @@ impl Core<'_> {
                 let mut after = p.sq;
                 after[i] = t;
                 match self.capture_value(&after, j, x) {
-                    Value::Loss(k) => {
-                        capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1)))
-                    }
+                    Value::Loss(k) => capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1))),
                     Value::Draw => escape = true,
                     Value::Win(k) => {
                         capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1)))
@@ -469,19 +560,18 @@ impl Core<'_> {
             }
         }
         if let Some(w) = capture_win {
-            return Ok(self.code_for(w));
+            return self.code_for(w);
         }
         if escape {
-            return Ok(CANNOT_LOSE);
+            return CANNOT_LOSE;
         }
-        let in_check = self.attacked(&p.sq, own_king, y, p.occ, NO_MAN);
-        if (in_check || capture_loss.is_some()) && !self.has_quiet_move(&p, x) {
-            return Ok(match capture_loss {
+        if (in_check || capture_loss.is_some()) && !self.has_quiet_move(p, x) {
+            return match capture_loss {
                 Some(l) => self.code_for(l),
                 None => decided(0),
-            });
+            };
         }
-        Ok(UNKNOWN)
+        UNKNOWN
     }
 
     fn code_for(&self, plies: u32) -> u8 {
@@ -493,7 +583,7 @@ impl Core<'_> {
     }
 
     /// Whether side `x` has a legal move that captures nothing.
-    fn has_quiet_move(&self, p: &Placed, x: usize) -> bool {
+    fn has_quiet_move(&self, p: &Placed<N>, x: usize) -> bool {
         let y = 1 - x;
         self.side_men[x][..self.side_len[x]].iter().any(|&i| {
             let from = p.sq[i];
@@ -529,8 +619,8 @@ impl Core<'_> {
                 if i == 0 {
                     let mut before = p.sq;
                     before[i] = t;
-                    self.layout.fold(&mut before[..self.n]);
-                    self.layout.for_each_image(&before[..self.n], &mut visit);
+                    self.layout.fold(&mut before[..]);
+                    self.layout.for_each_image(&before[..], &mut visit);
                 } else {
                     let stride = self.layout.stride(i);
                     visit(if t > from {
@@ -561,23 +651,36 @@ impl Core<'_> {
         });
     }
 
-    /// Odd depths: the undecided parents of a win in `depth` (side `x` to move) whose every
-    /// move now reaches a win are lost.
-    fn find_losses(&self, slot: u64, x: usize, depth: u32) {
+    /// Odd depths, first half: the undecided parents of a win (side `x` to move) become
+    /// candidates for a loss.
+    fn mark_candidates(&self, slot: u64, x: usize) {
         let y = 1 - x;
         self.for_each_parent(slot, x, |parent| {
-            let cell = &self.cells[y][parent as usize];
-            if cell.load(Ordering::Relaxed) != UNKNOWN {
+            if self.cells[y][parent as usize].load(Ordering::Relaxed) != UNKNOWN {
                 return;
             }
-            if let Some(longest) = self.longest_forced_win(parent, y, depth) {
-                let code = self.code_for(longest + 1);
-                if code != UNKNOWN {
-                    cell.store(code, Ordering::Relaxed);
-                    self.note(y, parent, code);
+            let word = &self.candidates[y][(parent / 64) as usize];
+            let bit = 1u64 << (parent % 64);
+            if word.load(Ordering::Relaxed) & bit == 0 {
+                word.fetch_or(bit, Ordering::Relaxed);
+                let flag = &self.flagged[y][(parent >> CHUNK_BITS) as usize];
+                if !flag.load(Ordering::Relaxed) {
+                    flag.store(true, Ordering::Relaxed);
                 }
             }
         });
+    }
+
+    /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
+    /// win is lost.
+    fn find_loss(&self, slot: u64, x: usize, depth: u32) {
+        if let Some(longest) = self.longest_forced_win(slot, x, depth) {
+            let code = self.code_for(longest + 1);
+            if code != UNKNOWN {
+                self.cells[x][slot as usize].store(code, Ordering::Relaxed);
+                self.note(x, slot, code);
+            }
+        }
     }
 
     /// If every move of `slot` (side `x` to move) reaches a position won for the opponent in
@@ -586,7 +689,9 @@ impl Core<'_> {
         let p = self.place(slot)?;
         let y = 1 - x;
         let mut longest = 0;
-        for &i in &self.side_men[x][..self.side_len[x]] {
+        // The men with the shortest strides first: their children lie near this slot in
+        // memory, and most checks fail at their first undecided child.
+        for &i in self.side_men[x][..self.side_len[x]].iter().rev() {
             let from = p.sq[i];
             let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.by_side[x];
             while targets != 0 {
@@ -612,8 +717,8 @@ impl Core<'_> {
                     let child = if i == 0 {
                         let mut after = p.sq;
                         after[i] = t;
-                        self.layout.fold(&mut after[..self.n]);
-                        self.layout.slot(&after[..self.n])
+                        self.layout.fold(&mut after[..]);
+                        self.layout.slot(&after[..])
                     } else {
                         let stride = self.layout.stride(i);
                         if t > from {
