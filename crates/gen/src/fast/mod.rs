@@ -135,6 +135,7 @@ struct Core<'a, const N: usize> {
     /// The men of each side (its king first).
     side_men: [[usize; MAX_MEN]; 2],
     side_len: [usize; 2],
+    side_of: [usize; MAX_MEN],
     captures: [Option<CaptureRule>; MAX_MEN],
     subs: &'a [Subtable],
     mirror_rank: Vec<Sq>,
@@ -219,12 +220,17 @@ pub fn build(
         }
         *capture = Some(CaptureRule { sub, flipped, to });
     }
+    let mut side_of = [0usize; MAX_MEN];
+    for (i, &(side, _)) in men.iter().enumerate() {
+        side_of[i] = side_index(side);
+    }
     let parts = Parts {
         bits: &bits,
         layout: &layout,
         piece,
         side_men,
         side_len,
+        side_of,
         captures,
         subs,
         mirror_rank: (0..geo.square_count() as Sq)
@@ -257,6 +263,7 @@ struct Parts<'a> {
     piece: [Piece; MAX_MEN],
     side_men: [[usize; MAX_MEN]; 2],
     side_len: [usize; 2],
+    side_of: [usize; MAX_MEN],
     captures: [Option<CaptureRule>; MAX_MEN],
     subs: &'a [Subtable],
     mirror_rank: Vec<Sq>,
@@ -285,6 +292,7 @@ fn solve<const N: usize>(
         piece: parts.piece,
         side_men: parts.side_men,
         side_len: parts.side_len,
+        side_of: parts.side_of,
         captures: parts.captures,
         subs: parts.subs,
         mirror_rank: parts.mirror_rank,
@@ -306,8 +314,8 @@ fn solve<const N: usize>(
         let mut present = [[0u64; 4]; 2];
         let mut local_legal = 0;
         let mut local_deepest = 0;
-        for slot in first..end {
-            for (x, code) in core.classify(slot).into_iter().enumerate() {
+        core.classify_range(first, end, |slot, codes| {
+            for (x, code) in codes.into_iter().enumerate() {
                 if code != NONE {
                     local_legal += 1;
                     present[x][usize::from(code >> 6)] |= 1 << (code & 63);
@@ -315,7 +323,7 @@ fn solve<const N: usize>(
                     core.cells[x][slot as usize].store(code, Ordering::Relaxed);
                 }
             }
-        }
+        });
         for (x, present) in present.into_iter().enumerate() {
             for (w, bits) in core.presence[x][chunk].iter().zip(present) {
                 w.store(bits, Ordering::Relaxed);
@@ -404,6 +412,10 @@ fn solve<const N: usize>(
         depths: depth,
         retrograde_seconds: retrograde_start.elapsed().as_secs_f64(),
     })
+}
+
+fn is_slider(piece: Piece) -> bool {
+    matches!(piece, Piece::Queen | Piece::Rook | Piece::Bishop)
 }
 
 fn side_index(side: retro_rules::Side) -> usize {
@@ -503,20 +515,74 @@ impl<const N: usize> Core<'_, N> {
         Value::from_code(u32::from(sub.codes[side][slot as usize]))
     }
 
-    /// The init codes of `slot` with White and with Black to move. Each man's attacks are
-    /// computed once: they say which king is attacked (legality for one side to move, check for
-    /// the other) and which captures there are.
-    fn classify(&self, slot: u64) -> [u8; 2] {
-        let Some(p) = self.place(slot) else {
-            return [NONE, NONE];
-        };
-        let mut attacks = [0 as Board64; N];
-        let mut by_side_attacks = [0 as Board64; 2];
-        for s in 0..2 {
-            for &i in &self.side_men[s][..self.side_len[s]] {
-                attacks[i] = self.bits.attacks(self.piece[i], p.sq[i], p.occ);
-                by_side_attacks[s] |= attacks[i];
+    /// Calls `visit` with every slot of `first..end` and its init codes with White and with
+    /// Black to move. Slots come in runs in which only the last man moves: the other men's
+    /// squares are decoded once a run, and their attacks computed once, a slider's again only
+    /// when the last man stands on one of its lines (a man elsewhere blocks none of them).
+    fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
+        let last = N - 1;
+        let squares = self.mirror_rank.len() as u64;
+        let mut slot = first;
+        while slot < end {
+            let run_start = slot - slot % squares;
+            let run_end = (run_start + squares).min(end);
+            let mut sq: [Sq; N] = self.layout.decode_array(run_start);
+            let mut outer_by_side = [0 as Board64; 2];
+            for (i, &s) in sq.iter().enumerate().take(last) {
+                outer_by_side[self.side_of(i)] |= 1 << s;
             }
+            let outer_occ = outer_by_side[0] | outer_by_side[1];
+            if (outer_occ.count_ones() as usize) < last {
+                for slot in slot..run_end {
+                    visit(slot, [NONE, NONE]);
+                }
+                slot = run_end;
+                continue;
+            }
+            let mut outer_attacks = [0 as Board64; N];
+            for i in 0..last {
+                outer_attacks[i] = self.bits.attacks(self.piece[i], sq[i], outer_occ);
+            }
+            let last_side = self.side_of(last);
+            for slot in slot..run_end {
+                let t = (slot - run_start) as Sq;
+                let bit = 1u64 << t;
+                if outer_occ & bit != 0 {
+                    visit(slot, [NONE, NONE]);
+                    continue;
+                }
+                sq[last] = t;
+                let occ = outer_occ | bit;
+                let mut by_side = outer_by_side;
+                by_side[last_side] |= bit;
+                let mut attacks = outer_attacks;
+                for i in 0..last {
+                    if outer_attacks[i] & bit != 0 && is_slider(self.piece[i]) {
+                        attacks[i] = self.bits.attacks(self.piece[i], sq[i], occ);
+                    }
+                }
+                attacks[last] = self.bits.attacks(self.piece[last], t, occ);
+                let p = Placed { sq, occ, by_side };
+                visit(slot, self.classify(&p, &attacks));
+            }
+            slot = run_end;
+        }
+    }
+
+    /// The side of man `i` (0 White, 1 Black).
+    #[inline(always)]
+    fn side_of(&self, i: usize) -> usize {
+        self.side_of[i]
+    }
+
+    /// The init codes of a placement with White and with Black to move, given every man's
+    /// attacks: they say which king is attacked (legality for one side to move, check for the
+    /// other) and which captures there are.
+    #[inline(always)]
+    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N]) -> [u8; 2] {
+        let mut by_side_attacks = [0 as Board64; 2];
+        for (i, &a) in attacks.iter().enumerate() {
+            by_side_attacks[self.side_of(i)] |= a;
         }
         // The king of side `s` is attacked by the other side.
         let king_attacked = [
@@ -527,7 +593,7 @@ impl<const N: usize> Core<'_, N> {
         for (x, code) in codes.iter_mut().enumerate() {
             let y = 1 - x;
             if !king_attacked[y] {
-                *code = self.classify_side(&p, &attacks, x, king_attacked[x]);
+                *code = self.classify_side(p, attacks, x, king_attacked[x]);
             }
         }
         codes
