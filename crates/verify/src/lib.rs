@@ -84,14 +84,18 @@
 //! index that merged two positions of different values would fail the check.
 
 pub mod certificate;
+pub mod lines;
 pub mod men;
+pub mod moves;
 pub mod scheme;
 pub mod theorem;
 
+use lines::Lines;
 use men::Men;
+use moves::{Placement, Step};
 use rayon::prelude::*;
 use retro_format::{FormatError, Table, Value};
-use retro_rules::laws::{chess_legal, in_check, successors};
+use retro_rules::laws::{in_check, successors};
 use retro_rules::{Board, Piece, Position, Side, Square};
 use scheme::Scheme;
 use std::collections::HashMap;
@@ -297,42 +301,73 @@ impl Checker {
             }
         };
         let listed = scheme.men().to_vec();
+        let lines = Lines::new(self.board);
+        let captures = self.capture_targets(men, &listed)?;
+        let mirror: Vec<u32> = (0..self.board.square_count() as u16)
+            .map(|k| {
+                let sq = lines.square(k);
+                u32::from(lines.number(Square::new(sq.file, self.board.ranks() - 1 - sq.rank)))
+            })
+            .collect();
+        let children = Children {
+            scheme,
+            table: &stored.table,
+            captures: &captures,
+            mirror: &mirror,
+        };
         scheme
             .pairs()
             .par_iter()
             .try_for_each(|&pair| -> Result<(), VerifyError> {
                 let mut result = Ok(());
                 let mut examined = 0;
-                scheme.for_each_placement(pair, |squares| {
+                scheme.for_each_placement_numbers(pair, |numbers| {
                     examined += 1;
-                    if result.is_err() || !scheme.is_canonical(squares) {
+                    if result.is_err() || !scheme.is_canonical_numbers(numbers) {
                         return;
                     }
                     let index = scheme
-                        .index(squares)
+                        .index_of_numbers(numbers)
                         .expect("canonical pairs have an index");
+                    let placement = Placement::new(&lines, &listed, numbers);
                     for (s, side) in Side::ALL.into_iter().enumerate() {
-                        let p = Position::new(
-                            self.board,
-                            side,
-                            squares.iter().copied().zip(listed.iter().copied()),
-                            None,
-                        )
-                        .expect("distinct squares");
-                        if !chess_legal(&p) {
+                        if !placement.is_legal(side) {
                             continue;
                         }
                         legal[s].fetch_add(1, Ordering::Relaxed);
-                        let stored_value = match stored.table.value(side == Side::White, index) {
-                            Ok(v) => v,
+                        let outcome = stored
+                            .table
+                            .value(side == Side::White, index)
+                            .map_err(VerifyError::from)
+                            .and_then(|v| Ok((v, children.summarise(&placement, side)?)));
+                        let (stored_value, summary) = match outcome {
+                            Ok(found) => found,
                             Err(e) => {
-                                result = Err(e.into());
+                                result = Err(e);
                                 return;
                             }
                         };
+                        if summary.holds_for(stored_value) {
+                            continue;
+                        }
+                        // Some fact fails: the natural model's own moves say which, and how.
+                        let p = Position::new(
+                            self.board,
+                            side,
+                            numbers
+                                .iter()
+                                .map(|&k| lines.square(k as u16))
+                                .zip(listed.iter().copied()),
+                            None,
+                        )
+                        .expect("distinct squares");
+                        let before = failure_count.load(Ordering::Relaxed);
                         if let Err(e) = self.check_position(&lookup, &p, stored_value, &fail) {
                             result = Err(e);
                             return;
+                        }
+                        if failure_count.load(Ordering::Relaxed) == before {
+                            fail(&p, stored_value, "the tabulated moves and the natural model's moves disagree about this position".into());
                         }
                     }
                 });
@@ -368,6 +403,44 @@ impl Checker {
             seconds: start.elapsed().as_secs_f64(),
             body_hash: stored.table.body_hash(),
         })
+    }
+
+    /// For every listed man but the kings, where its capture leads.
+    fn capture_targets(
+        &self,
+        men: &Men,
+        listed: &[retro_rules::Man],
+    ) -> Result<Vec<Option<CaptureTarget>>, VerifyError> {
+        let mut targets = Vec::new();
+        for (i, &(side, piece)) in listed.iter().enumerate() {
+            if piece == Piece::King {
+                targets.push(None);
+                continue;
+            }
+            let smaller = men.without(side, piece).expect("the listed man is there");
+            let flipped = !smaller.is_stored_as_is();
+            let stored_men = stored(smaller);
+            let target_listed = stored_men.listed();
+            let mut taken = vec![false; target_listed.len()];
+            let mut order = vec![usize::MAX; listed.len()];
+            for (j, &(s, p)) in listed.iter().enumerate() {
+                if j == i {
+                    continue;
+                }
+                let s = if flipped { retro_rules::opponent(s) } else { s };
+                let k = (0..target_listed.len())
+                    .find(|&k| !taken[k] && target_listed[k] == (s, p))
+                    .expect("the smaller category has the man");
+                taken[k] = true;
+                order[j] = k;
+            }
+            targets.push(Some(CaptureTarget {
+                stored: self.load(&stored_men)?,
+                flipped,
+                order,
+            }));
+        }
+        Ok(targets)
     }
 
     /// Checks (P), (C), (W), (L) and (D) at one legal position.
@@ -550,6 +623,127 @@ impl Lookup {
         let squares = stored.scheme.placement(&placed[..n]).ok_or_else(none)?;
         let index = stored.scheme.index(&squares[..n]).ok_or_else(none)?;
         Ok(stored.table.value(white_to_move, index)?)
+    }
+}
+
+/// Where a capture of one listed man leads: the stored category, whether its colours are
+/// exchanged, and each remaining man's place in its list.
+struct CaptureTarget {
+    stored: Arc<Stored>,
+    flipped: bool,
+    order: Vec<usize>,
+}
+
+/// What a position's moves reach, summarised for the facts (P), (C), (W), (L) and (D).
+#[derive(Debug, Default)]
+struct Summary {
+    moves: u32,
+    in_check: bool,
+    /// A move reaches a legal position with no value.
+    valueless_child: bool,
+    quickest_loss: Option<u32>,
+    all_wins: bool,
+    deepest_win: Option<u32>,
+    any_draw: bool,
+}
+
+impl Summary {
+    /// Whether (P), (C), (W), (L) and (D) hold at a position with stored value `v`.
+    fn holds_for(&self, v: Value) -> bool {
+        if v == Value::Illegal || self.valueless_child {
+            return false;
+        }
+        let checkmate = self.moves == 0 && self.in_check;
+        let stalemate = self.moves == 0 && !self.in_check;
+        if checkmate != (v == Value::Loss(0)) {
+            return false;
+        }
+        match v {
+            Value::Loss(0) => true,
+            Value::Win(n) => self.quickest_loss == Some(n - 1),
+            Value::Loss(n) => self.moves > 0 && self.all_wins && self.deepest_win == Some(n - 1),
+            Value::Draw => self.quickest_loss.is_none() && (stalemate || self.any_draw),
+            Value::Illegal => false,
+        }
+    }
+}
+
+/// The values of positions one move away, in the table being checked or, after a capture, in
+/// a smaller one.
+struct Children<'a> {
+    scheme: &'a Scheme,
+    table: &'a Table,
+    captures: &'a [Option<CaptureTarget>],
+    mirror: &'a [u32],
+}
+
+impl Children<'_> {
+    fn summarise(&self, placement: &Placement, side: Side) -> Result<Summary, VerifyError> {
+        let mut summary = Summary {
+            in_check: placement.in_check(side),
+            all_wins: true,
+            ..Summary::default()
+        };
+        let mut error = None;
+        placement.for_each_move(side, |step, after| {
+            if error.is_some() {
+                return;
+            }
+            match self.value_after(side, step, after) {
+                Ok(value) => {
+                    summary.moves += 1;
+                    match value {
+                        Value::Illegal => summary.valueless_child = true,
+                        Value::Loss(k) => {
+                            summary.quickest_loss = Some(summary.quickest_loss.map_or(k, |q| q.min(k)));
+                            summary.all_wins = false;
+                        }
+                        Value::Win(k) => {
+                            summary.deepest_win = Some(summary.deepest_win.map_or(k, |d| d.max(k)));
+                        }
+                        Value::Draw => {
+                            summary.any_draw = true;
+                            summary.all_wins = false;
+                        }
+                    }
+                }
+                Err(e) => error = Some(e),
+            }
+        });
+        error.map_or(Ok(summary), Err)
+    }
+
+    /// The stored value of the position after `step` (the opponent of `side` to move).
+    fn value_after(&self, side: Side, step: Step, after: &[u32]) -> Result<Value, VerifyError> {
+        let white_to_move = side == Side::Black;
+        let Some(captured) = step.captured else {
+            let index = self.scheme.index_of_numbers(after).ok_or_else(|| no_entry(self.table))?;
+            return Ok(self.table.value(white_to_move, index)?);
+        };
+        let target = self.captures[captured]
+            .as_ref()
+            .expect("kings are never captured");
+        let mut numbers = [0u32; scheme::MAX_MEN];
+        for (j, &n) in after.iter().enumerate() {
+            if j != captured {
+                numbers[target.order[j]] = if target.flipped { self.mirror[n as usize] } else { n };
+            }
+        }
+        let k = after.len() - 1;
+        let index = target
+            .stored
+            .scheme
+            .index_of_numbers(&numbers[..k])
+            .ok_or_else(|| no_entry(&target.stored.table))?;
+        Ok(target.stored.table.value(white_to_move != target.flipped, index)?)
+    }
+}
+
+fn no_entry(table: &Table) -> VerifyError {
+    VerifyError::WrongHeader {
+        path: table.path().to_path_buf(),
+        expected: "an index entry for every legal position".into(),
+        found: "a position without one".into(),
     }
 }
 

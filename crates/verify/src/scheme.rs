@@ -18,6 +18,17 @@
 //! * `index = pair number × inner + digits`, one mixed-radix digit per group of identical men,
 //!   each the combinatorial rank `Σ C(dᵢ, i+1)` of the group's squares `d₀ < d₁ < …`, with radix
 //!   `C(squares, group size)`, the last group least significant.
+//!
+//! # Looking up many positions
+//!
+//! The checker looks up every move of every position, so the same definition is also evaluated
+//! on square numbers ([`Scheme::index_of_numbers`]) with the symmetries tabulated (each table
+//! made by applying the symmetry's function to every square) and one shortcut: the least key
+//! only needs the symmetries that take the king pair to its least image. A key lists the
+//! White king's and the Black king's squares first, and keys are compared lexicographically, so
+//! a symmetry giving a larger king pair gives a larger key; the minimum over all symmetries is
+//! therefore the minimum over those that minimise the king pair (the *minimisers*, kept for
+//! every pair of squares). The tests compare both forms on whole categories.
 
 use crate::men::Men;
 use retro_rules::laws::king_attacks;
@@ -55,7 +66,16 @@ pub fn symmetries(board: Board) -> Vec<Symmetry> {
 /// Where the positions of one category sit in its table.
 pub struct Scheme {
     board: Board,
+    count: usize,
     men: Vec<Man>,
+    /// Every symmetry as a table of square numbers.
+    maps: Vec<Vec<u32>>,
+    /// By `wk × count + bk`: the pair's number, or `u64::MAX` for no canonical pair.
+    pair_table: Vec<u64>,
+    /// By `wk × count + bk`: the symmetries taking the pair to its least image.
+    minimisers: Vec<Vec<u8>>,
+    /// `C(n, k)` for `n ≤ count`, `k ≤ MAX_MEN`.
+    binomials: Vec<[u64; MAX_MEN + 1]>,
     /// (first man, number of men) of each group of identical men after the kings.
     groups: Vec<(usize, usize)>,
     symmetries: Vec<Symmetry>,
@@ -112,8 +132,36 @@ impl Scheme {
             .iter()
             .map(|&(_, count)| binomial(n, count as u64))
             .product();
+        let count = squares.len();
+        let maps: Vec<Vec<u32>> = symmetries
+            .iter()
+            .map(|g| squares.iter().map(|&sq| number(g(sq))).collect())
+            .collect();
+        let mut pair_table = vec![u64::MAX; count * count];
+        for (i, &(wk, bk)) in pairs.iter().enumerate() {
+            pair_table[wk as usize * count + bk as usize] = i as u64;
+        }
+        let mut minimisers = vec![Vec::new(); count * count];
+        for wk in 0..count {
+            for bk in 0..count {
+                let image = |g: &Vec<u32>| (g[wk], g[bk]);
+                let least = maps.iter().map(image).min().expect("the identity");
+                minimisers[wk * count + bk] = (0..maps.len())
+                    .filter(|&g| image(&maps[g]) == least)
+                    .map(|g| g as u8)
+                    .collect();
+            }
+        }
+        let binomials = (0..=n)
+            .map(|m| std::array::from_fn(|k| binomial(m, k as u64)))
+            .collect();
         Scheme {
             board,
+            count,
+            maps,
+            pair_table,
+            minimisers,
+            binomials,
             men: listed,
             groups,
             symmetries,
@@ -248,5 +296,124 @@ impl Scheme {
     /// The listed men.
     pub fn men(&self) -> &[Man] {
         &self.men
+    }
+
+    /// The key of the image under symmetry `g` of a placement given by square numbers.
+    #[inline]
+    fn image_key_of_numbers(&self, g: usize, numbers: &[u32]) -> Key {
+        let map = &self.maps[g];
+        let mut key = [u32::MAX; MAX_MEN];
+        for (k, &n) in key.iter_mut().zip(numbers) {
+            *k = map[n as usize];
+        }
+        for &(start, count) in &self.groups {
+            key[start..start + count].sort_unstable();
+        }
+        key
+    }
+
+    /// [`Scheme::index`] of a placement given by square numbers (in the listed order), using
+    /// only the king pair's minimisers (see the module documentation).
+    #[inline]
+    pub fn index_of_numbers(&self, numbers: &[u32]) -> Option<u64> {
+        let pair = numbers[0] as usize * self.count + numbers[1] as usize;
+        let key = self.minimisers[pair]
+            .iter()
+            .map(|&g| self.image_key_of_numbers(usize::from(g), numbers))
+            .min()?;
+        let pair = self.pair_table[key[0] as usize * self.count + key[1] as usize];
+        if pair == u64::MAX {
+            return None;
+        }
+        let mut digits = 0u64;
+        for &(start, count) in &self.groups {
+            let rank: u64 = key[start..start + count]
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| self.binomials[d as usize][i + 1])
+                .sum();
+            digits = digits * self.binomials[self.count][count] + rank;
+        }
+        Some(pair * self.inner + digits)
+    }
+
+    /// [`Scheme::is_canonical`] of a placement given by square numbers whose kings form a
+    /// canonical pair (so the identity is among the minimisers).
+    #[inline]
+    pub fn is_canonical_numbers(&self, numbers: &[u32]) -> bool {
+        let pair = numbers[0] as usize * self.count + numbers[1] as usize;
+        let own = self.image_key_of_numbers(0, numbers);
+        self.minimisers[pair]
+            .iter()
+            .all(|&g| self.image_key_of_numbers(usize::from(g), numbers) >= own)
+    }
+
+    /// Calls `visit` with the square numbers of every placement of
+    /// [`Scheme::for_each_placement`], in the same order.
+    pub fn for_each_placement_numbers(&self, pair: (u32, u32), mut visit: impl FnMut(&[u32])) {
+        let mut numbers = [0u32; MAX_MEN];
+        numbers[0] = pair.0;
+        numbers[1] = pair.1;
+        self.place_numbers(&mut numbers, 2, &mut visit);
+    }
+
+    fn place_numbers(&self, numbers: &mut [u32; MAX_MEN], next: usize, visit: &mut dyn FnMut(&[u32])) {
+        if next == self.men.len() {
+            visit(&numbers[..next]);
+            return;
+        }
+        let same_as_previous = next > 2 && self.men[next] == self.men[next - 1];
+        let start = if same_as_previous { numbers[next - 1] + 1 } else { 0 };
+        for n in start..self.count as u32 {
+            if numbers[..next].contains(&n) {
+                continue;
+            }
+            numbers[next] = n;
+            self.place_numbers(numbers, next + 1, visit);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut forms equal the definition on every placement of several categories.
+    #[test]
+    fn number_forms_equal_the_definition() {
+        for (files, ranks, material) in [(4, 4, "KRvKN"), (5, 4, "KBBvK"), (5, 5, "KQvKR"), (3, 5, "KNNvKB")] {
+            let board = Board::new(files, ranks).unwrap();
+            let scheme = Scheme::new(board, &Men::parse(material).unwrap());
+            let squares: Vec<Square> = board.squares().collect();
+            let n = scheme.men().len();
+            // Every placement on distinct squares, kings anywhere.
+            let mut numbers = vec![0u32; n];
+            let total = (squares.len() as u64).pow(n as u32);
+            for code in 0..total {
+                let mut c = code;
+                for k in numbers.iter_mut() {
+                    *k = (c % squares.len() as u64) as u32;
+                    c /= squares.len() as u64;
+                }
+                let mut distinct = numbers.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() < n {
+                    continue;
+                }
+                let placement: Vec<Square> = numbers.iter().map(|&k| scheme.square(k)).collect();
+                assert_eq!(scheme.index_of_numbers(&numbers), scheme.index(&placement), "{material} {placement:?}");
+                if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize] != u64::MAX {
+                    assert_eq!(scheme.is_canonical_numbers(&numbers), scheme.is_canonical(&placement));
+                }
+            }
+            for &pair in scheme.pairs() {
+                let mut slow = Vec::new();
+                scheme.for_each_placement(pair, |sq| slow.push(sq.iter().map(|&s| scheme.number(s)).collect::<Vec<_>>()));
+                let mut fast = Vec::new();
+                scheme.for_each_placement_numbers(pair, |nums| fast.push(nums.to_vec()));
+                assert_eq!(slow, fast);
+            }
+        }
     }
 }

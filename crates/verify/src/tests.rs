@@ -2,6 +2,7 @@
 //! correct KvK table, and single wrong entries.
 
 use super::*;
+use retro_rules::laws::chess_legal;
 use retro_format::Header;
 
 fn write_kvk(dir: &Path, board: Board, mut value_of: impl FnMut(&Position) -> u32) {
