@@ -42,6 +42,7 @@ pub fn contains(set: &SquareSet, n: u16) -> bool {
 
 /// The kinds of men that move as pieces (pawns advance and capture differently, and are not
 /// tabulated).
+/// In the order of `kind_number`.
 pub const KINDS: [Piece; 5] = [
     Piece::King,
     Piece::Queen,
@@ -50,11 +51,16 @@ pub const KINDS: [Piece; 5] = [
     Piece::Knight,
 ];
 
+#[inline]
 fn kind_number(piece: Piece) -> usize {
-    KINDS
-        .iter()
-        .position(|&k| k == piece)
-        .expect("a piece other than the pawn")
+    match piece {
+        Piece::King => 0,
+        Piece::Queen => 1,
+        Piece::Rook => 2,
+        Piece::Bishop => 3,
+        Piece::Knight => 4,
+        Piece::Pawn => unreachable!("pawns are not tabulated"),
+    }
 }
 
 /// The natural model's predicate for a kind of man: `sq2` is within its reach from `sq1`.

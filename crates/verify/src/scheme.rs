@@ -301,13 +301,19 @@ impl Scheme {
     /// The key of the image under symmetry `g` of a placement given by square numbers.
     #[inline]
     fn image_key_of_numbers(&self, g: usize, numbers: &[u32]) -> Key {
-        let map = &self.maps[g];
         let mut key = [u32::MAX; MAX_MEN];
-        for (k, &n) in key.iter_mut().zip(numbers) {
-            *k = map[n as usize];
+        if g == 0 {
+            key[..numbers.len()].copy_from_slice(numbers);
+        } else {
+            let map = &self.maps[g];
+            for (k, &n) in key.iter_mut().zip(numbers) {
+                *k = map[n as usize];
+            }
         }
         for &(start, count) in &self.groups {
-            key[start..start + count].sort_unstable();
+            if count > 1 {
+                key[start..start + count].sort_unstable();
+            }
         }
         key
     }
@@ -317,10 +323,13 @@ impl Scheme {
     #[inline]
     pub fn index_of_numbers(&self, numbers: &[u32]) -> Option<u64> {
         let pair = numbers[0] as usize * self.count + numbers[1] as usize;
-        let key = self.minimisers[pair]
-            .iter()
-            .map(|&g| self.image_key_of_numbers(usize::from(g), numbers))
-            .min()?;
+        let key = match self.minimisers[pair].as_slice() {
+            [g] => self.image_key_of_numbers(usize::from(*g), numbers),
+            several => several
+                .iter()
+                .map(|&g| self.image_key_of_numbers(usize::from(g), numbers))
+                .min()?,
+        };
         let pair = self.pair_table[key[0] as usize * self.count + key[1] as usize];
         if pair == u64::MAX {
             return None;
