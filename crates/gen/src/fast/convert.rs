@@ -139,9 +139,9 @@ pub fn encode_body(geo: &Geometry, indexer: &Indexer, built: &Built, width: usiz
                     // Every index of the pair is canonical; its digits are a slot's last
                     // fields, and overlaps are slots of code 0.
                     let base = layout.slot(&pair_squares(wk, bk, n)) as usize;
-                    let cells = &cells[base..base + inner as usize];
+                    let cells = cells.bytes(base as u64, base as u64 + inner);
                     for (slot, cell) in out.chunks_exact_mut(width).zip(cells) {
-                        let code = stored_code(cell.load(Ordering::Relaxed)).to_le_bytes();
+                        let code = stored_code(cell).to_le_bytes();
                         slot.copy_from_slice(&code[..width]);
                     }
                     return;
@@ -153,7 +153,7 @@ pub fn encode_body(geo: &Geometry, indexer: &Indexer, built: &Built, width: usiz
                         squares[k] = m.sq;
                     }
                     layout.fold(&mut squares[..n]);
-                    let work = cells[layout.slot(&squares[..n]) as usize].load(Ordering::Relaxed);
+                    let work = cells.get(layout.slot(&squares[..n]));
                     let code = stored_code(work).to_le_bytes();
                     let at = (i - first) as usize * width;
                     out[at..at + width].copy_from_slice(&code[..width]);

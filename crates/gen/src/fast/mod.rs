@@ -48,17 +48,19 @@
 //! through moves and un-moves, so each order is a copy of the same game.
 
 pub mod bits;
+pub mod cells;
 pub mod convert;
 pub mod layout;
 
 use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
+use cells::Cells;
 use layout::{Layout, MAX_MEN};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Material, Sq};
 use retro_format::Value;
 use retro_rules::Piece;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 const NONE: u8 = 0;
 const UNKNOWN: u8 = 1;
@@ -101,7 +103,7 @@ struct CaptureRule {
 /// What [`build`] computed.
 pub struct Built {
     /// Values by side to move and slot, as work codes.
-    pub cells: [Vec<AtomicU8>; 2],
+    pub cells: [Cells; 2],
     /// The layout of the slots.
     pub layout: Layout,
     /// The longest depth to mate, in plies.
@@ -139,7 +141,7 @@ struct Core<'a, const N: usize> {
     captures: [Option<CaptureRule>; MAX_MEN],
     subs: &'a [Subtable],
     mirror_rank: Vec<Sq>,
-    cells: [Vec<AtomicU8>; 2],
+    cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     /// Candidates for a loss at the current depth, a bit per slot, and the chunks holding any.
     candidates: [Vec<AtomicU64>; 2],
@@ -270,7 +272,7 @@ struct Parts<'a> {
 }
 
 struct Solved {
-    cells: [Vec<AtomicU8>; 2],
+    cells: [Cells; 2],
     max_plies: u32,
     depths: u32,
     retrograde_seconds: f64,
@@ -284,7 +286,6 @@ fn solve<const N: usize>(
 ) -> Result<Solved, Declined> {
     let layout = parts.layout;
     let size = layout.size();
-    let entries = size as usize;
     let chunks = size.div_ceil(CHUNK) as usize;
     let core = Core::<N> {
         bits: parts.bits,
@@ -296,7 +297,7 @@ fn solve<const N: usize>(
         captures: parts.captures,
         subs: parts.subs,
         mirror_rank: parts.mirror_rank,
-        cells: [atomic_bytes(entries), atomic_bytes(entries)],
+        cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
         candidates: [bitmap(size), bitmap(size)],
         flagged: [flags(chunks), flags(chunks)],
@@ -314,16 +315,24 @@ fn solve<const N: usize>(
         let mut present = [[0u64; 4]; 2];
         let mut local_legal = 0;
         let mut local_deepest = 0;
+        // The chunk's words belong to this task alone: they are assembled here and stored whole.
+        let mut words = [[0u64; CHUNK as usize / 8]; 2];
         core.classify_range(first, end, |slot, codes| {
             for (x, code) in codes.into_iter().enumerate() {
                 if code != NONE {
                     local_legal += 1;
                     present[x][usize::from(code >> 6)] |= 1 << (code & 63);
                     local_deepest = local_deepest.max(code);
-                    core.cells[x][slot as usize].store(code, Ordering::Relaxed);
+                    let at = (slot - first) as usize;
+                    words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
                 }
             }
         });
+        for (x, words) in words.iter().enumerate() {
+            for (k, &w) in words.iter().enumerate().take(((end - first) as usize).div_ceil(8)) {
+                core.cells[x].set_word((first / 8) as usize + k, w);
+            }
+        }
         for (x, present) in present.into_iter().enumerate() {
             for (w, bits) in core.presence[x][chunk].iter().zip(present) {
                 w.store(bits, Ordering::Relaxed);
@@ -355,17 +364,14 @@ fn solve<const N: usize>(
                 let first = chunk as u64 * CHUNK;
                 let end = (first + CHUNK).min(size);
                 let mut count = 0;
-                for slot in first..end {
-                    if core.cells[x][slot as usize].load(Ordering::Relaxed) != code {
-                        continue;
-                    }
+                core.cells[x].for_each_equal(first, end, code, |slot| {
                     count += 1;
                     if depth % 2 == 0 {
                         core.mark_wins(slot, x, depth + 1);
                     } else {
                         core.mark_candidates(slot, x);
                     }
-                }
+                });
                 observer.progressed(count);
                 count
             })
@@ -400,10 +406,16 @@ fn solve<const N: usize>(
     let Core { cells, .. } = core;
     let max_plies = cells
         .par_iter()
-        .flat_map(|side| side.par_iter())
-        .map(|c| c.load(Ordering::Relaxed))
-        .filter(|&c| c >= DECIDED)
-        .map(|c| u32::from(c - DECIDED))
+        .flat_map(|side| {
+            (0..side.len().div_ceil(CHUNK)).into_par_iter().map(move |chunk| {
+                let first = chunk * CHUNK;
+                side.bytes(first, (first + CHUNK).min(side.len()))
+                    .filter(|&c| c >= DECIDED)
+                    .map(|c| u32::from(c - DECIDED))
+                    .max()
+                    .unwrap_or(0)
+            })
+        })
         .max()
         .unwrap_or(0);
     Ok(Solved {
@@ -420,12 +432,6 @@ fn is_slider(piece: Piece) -> bool {
 
 fn side_index(side: retro_rules::Side) -> usize {
     usize::from(side == retro_rules::Side::Black)
-}
-
-fn atomic_bytes(n: usize) -> Vec<AtomicU8> {
-    let mut v = Vec::with_capacity(n);
-    v.resize_with(n, || AtomicU8::new(NONE));
-    v
 }
 
 fn bitmap(bits: u64) -> Vec<AtomicU64> {
@@ -708,10 +714,9 @@ impl<const N: usize> Core<'_, N> {
         let y = 1 - x;
         let code = decided(plies);
         self.for_each_parent(slot, x, |parent| {
-            let cell = &self.cells[y][parent as usize];
-            let old = cell.load(Ordering::Relaxed);
+            let old = self.cells[y].get(parent);
             if old == UNKNOWN || old == CANNOT_LOSE || old > code {
-                cell.store(code, Ordering::Relaxed);
+                self.cells[y].set(parent, code);
                 self.note(y, parent, code);
             }
         });
@@ -722,7 +727,7 @@ impl<const N: usize> Core<'_, N> {
     fn mark_candidates(&self, slot: u64, x: usize) {
         let y = 1 - x;
         self.for_each_parent(slot, x, |parent| {
-            if self.cells[y][parent as usize].load(Ordering::Relaxed) != UNKNOWN {
+            if self.cells[y].get(parent) != UNKNOWN {
                 return;
             }
             let word = &self.candidates[y][(parent / 64) as usize];
@@ -743,7 +748,7 @@ impl<const N: usize> Core<'_, N> {
         if let Some(longest) = self.longest_forced_win(slot, x, depth) {
             let code = self.code_for(longest + 1);
             if code != UNKNOWN {
-                self.cells[x][slot as usize].store(code, Ordering::Relaxed);
+                self.cells[x].set(slot, code);
                 self.note(x, slot, code);
             }
         }
@@ -793,7 +798,7 @@ impl<const N: usize> Core<'_, N> {
                             slot - u64::from(from - t) * stride
                         }
                     };
-                    let code = self.cells[y][child as usize].load(Ordering::Relaxed);
+                    let code = self.cells[y].get(child);
                     if code == NONE {
                         continue;
                     }
