@@ -1,8 +1,10 @@
-//! `retro bench`: how long building tables takes, and how much memory it needs.
+//! `retro bench`: how long building and verifying tables takes, and how much memory building
+//! needs.
 //!
 //! Each run is a separate `retro gen` process on a fresh scratch directory, so its peak resident
-//! memory is its own. Times are wall-clock; the report gives the median and range over the runs
-//! and names the machine.
+//! memory is its own, followed by a separate `retro verify` process on the tables it built.
+//! Times are wall-clock; the report gives the median and range over the runs and names the
+//! machine. The `table1` suite times the README's main job (`retro table1`, cold) as a whole.
 
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
@@ -21,6 +23,8 @@ pub enum Suite {
     Krbkr,
     /// All 60 five-man pawnless tables on 8x8, the 4-man tables already built (one run).
     Five,
+    /// `retro table1` from an empty directory: build the 25 tables, verify them, print Table 1.
+    Table1,
 }
 
 impl Suite {
@@ -29,6 +33,7 @@ impl Suite {
             Suite::Small => "all 3- and 4-man pawnless tables on 8x8, from nothing",
             Suite::Krbkr => "KRBvKR, its smaller tables already built",
             Suite::Five => "all 60 five-man pawnless tables on 8x8, the smaller ones already built",
+            Suite::Table1 => "retro table1 from an empty directory (build, verify, print)",
         }
     }
 }
@@ -48,22 +53,19 @@ struct Run {
     peak_mib: Option<f64>,
 }
 
-fn gen(materials: &[Material], dir: &Path) -> Result<Run> {
+/// Runs `retro ARGS…` as a fresh process and times it.
+fn run_retro(args: &[String], what: &str) -> Result<Run> {
     let exe = std::env::current_exe().context("finding the retro binary")?;
-    let mut command = Command::new(exe);
-    command
-        .arg("gen")
-        .args(materials.iter().map(|m| m.to_string()))
-        .arg("--dir")
-        .arg(dir)
-        .arg("--quiet");
     let start = Instant::now();
-    let out = command.output().context("running retro gen")?;
+    let out = Command::new(exe)
+        .args(args)
+        .output()
+        .with_context(|| format!("running retro {what}"))?;
     let seconds = start.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         bail!(
-            "retro gen failed: {}{}",
+            "retro {what} failed: {}{}",
             stdout,
             String::from_utf8_lossy(&out.stderr)
         );
@@ -75,6 +77,25 @@ fn gen(materials: &[Material], dir: &Path) -> Result<Run> {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok());
     Ok(Run { seconds, peak_mib })
+}
+
+fn material_args(materials: &[Material], dir: &Path, verb: &str) -> Vec<String> {
+    let mut args = vec![verb.to_string()];
+    args.extend(materials.iter().map(|m| m.to_string()));
+    args.extend([
+        "--dir".to_string(),
+        dir.display().to_string(),
+        "--quiet".to_string(),
+    ]);
+    args
+}
+
+fn gen(materials: &[Material], dir: &Path) -> Result<Run> {
+    run_retro(&material_args(materials, dir, "gen"), "gen")
+}
+
+fn verify(materials: &[Material], dir: &Path) -> Result<Run> {
+    run_retro(&material_args(materials, dir, "verify"), "verify")
 }
 
 fn machine() -> String {
@@ -111,7 +132,25 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-pub fn bench(suites: &[Suite], runs: u32, as_json: bool) -> Result<ExitCode> {
+/// The figures of one suite's runs.
+struct Figures {
+    build: Vec<f64>,
+    verify: Vec<f64>,
+    peak_mib: f64,
+}
+
+fn spread(times: &[f64]) -> (f64, f64, f64) {
+    if times.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    (
+        median(times.to_vec()),
+        times.iter().copied().fold(f64::INFINITY, f64::min),
+        times.iter().copied().fold(0.0, f64::max),
+    )
+}
+
+pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Result<ExitCode> {
     let suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
     } else {
@@ -120,18 +159,21 @@ pub fn bench(suites: &[Suite], runs: u32, as_json: bool) -> Result<ExitCode> {
     let board = Board::STANDARD;
     let machine = machine();
     if !as_json {
-        println!("retro bench — {machine}; release build; wall-clock seconds, peak resident memory of the gen process");
+        println!("retro bench — {machine}; release build; wall-clock seconds of fresh processes; peak resident memory of the gen process");
         println!(
-            "{:<7} {:>4} {:>9} {:>8} {:>8} {:>9}  what",
-            "suite", "runs", "median s", "min s", "max s", "peak MiB"
+            "{:<7} {:>4} {:>9} {:>8} {:>8} {:>9} {:>10} {:>11}  what",
+            "suite", "runs", "build s", "min s", "max s", "peak MiB", "verify s", "verify/build"
         );
     }
     let small = table1::materials();
     let mut results = Vec::new();
     for suite in suites {
         let runs = if suite == Suite::Five { 1 } else { runs.max(1) };
-        let mut times = Vec::new();
-        let mut peak: f64 = 0.0;
+        let mut figures = Figures {
+            build: Vec::new(),
+            verify: Vec::new(),
+            peak_mib: 0.0,
+        };
         for _ in 0..runs {
             let scratch = tempfile::tempdir().context("making a scratch directory")?;
             let (prepare, measured): (Vec<Material>, Vec<Material>) = match suite {
@@ -147,30 +189,66 @@ pub fn bench(suites: &[Suite], runs: u32, as_json: bool) -> Result<ExitCode> {
                     (krbkr_subtables(krbkr), vec![krbkr])
                 }
                 Suite::Five => (small.clone(), five_man_materials()),
+                Suite::Table1 => {
+                    let args = vec![
+                        "table1".to_string(),
+                        "--dir".to_string(),
+                        scratch.path().display().to_string(),
+                        "--quiet".to_string(),
+                    ];
+                    figures.build.push(run_retro(&args, "table1")?.seconds);
+                    continue;
+                }
             };
             if !prepare.is_empty() {
                 gen(&prepare, scratch.path())?;
+                if verify_too {
+                    verify(&prepare, scratch.path())?;
+                }
             }
             let run = gen(&measured, scratch.path())?;
-            times.push(run.seconds);
-            peak = peak.max(run.peak_mib.unwrap_or(0.0));
+            figures.build.push(run.seconds);
+            figures.peak_mib = figures.peak_mib.max(run.peak_mib.unwrap_or(0.0));
+            if verify_too {
+                figures
+                    .verify
+                    .push(verify(&measured, scratch.path())?.seconds);
+            }
         }
-        let (min, max) = (
-            times.iter().copied().fold(f64::INFINITY, f64::min),
-            times.iter().copied().fold(0.0, f64::max),
-        );
-        let med = median(times.clone());
+        let (med, min, max) = spread(&figures.build);
+        let (verify_med, _, _) = spread(&figures.verify);
+        let ratio = verify_med / med;
+        let name = format!("{suite:?}").to_lowercase();
         if as_json {
-            results.push(json!({ "suite": format!("{suite:?}").to_lowercase(), "what": suite.describe(), "runs": runs, "median_seconds": med, "min_seconds": min, "max_seconds": max, "peak_mib": peak, "seconds": times }));
+            results.push(
+                json!({ "suite": name, "what": suite.describe(), "runs": runs,
+                "median_seconds": med, "min_seconds": min, "max_seconds": max,
+                "peak_mib": figures.peak_mib, "seconds": figures.build,
+                "verify_median_seconds": (!figures.verify.is_empty()).then_some(verify_med),
+                "verify_seconds": figures.verify }),
+            );
         } else {
+            let verify_cell = |x: f64, digits: usize| {
+                if x.is_nan() {
+                    "-".to_string()
+                } else {
+                    format!("{x:.digits$}")
+                }
+            };
             println!(
-                "{:<7} {:>4} {:>9.2} {:>8.2} {:>8.2} {:>9.0}  {}",
-                format!("{suite:?}").to_lowercase(),
+                "{:<7} {:>4} {:>9.2} {:>8.2} {:>8.2} {:>9} {:>10} {:>11}  {}",
+                name,
                 runs,
                 med,
                 min,
                 max,
-                peak,
+                if suite == Suite::Table1 {
+                    "-".to_string()
+                } else {
+                    format!("{:.0}", figures.peak_mib)
+                },
+                verify_cell(verify_med, 2),
+                verify_cell(ratio, 2),
                 suite.describe()
             );
         }

@@ -165,8 +165,9 @@ enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-    /// Measure how long building tables takes and how much memory it needs (release build;
-    /// medians over several runs, each a fresh process on a scratch directory).
+    /// Measure how long building and verifying tables takes and how much memory building
+    /// needs (release build; medians over several runs, each a fresh process on a scratch
+    /// directory).
     Bench {
         /// Suites to run (default: small and krbkr).
         #[arg(long = "suite", value_enum)]
@@ -174,6 +175,9 @@ enum Command {
         /// Runs per suite (the five-man suite always runs once).
         #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=50))]
         runs: u32,
+        /// Time building only, not verifying the tables built.
+        #[arg(long)]
+        no_verify: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -472,7 +476,12 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 bdd::bench(runs, !no_table1, threads.map_or(2, u32::from))
             }
         },
-        Command::Bench { suites, runs, json } => bench::bench(&suites, runs, json),
+        Command::Bench {
+            suites,
+            runs,
+            no_verify,
+            json,
+        } => bench::bench(&suites, runs, !no_verify, json),
         Command::Verify {
             materials,
             board,

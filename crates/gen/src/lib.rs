@@ -304,9 +304,7 @@ impl Builder {
             }
             subs.push(fast::convert::load_subtable(geo, &table, smaller)?);
         }
-        let t_subs = start.elapsed().as_secs_f64();
         let built = fast::build(geo, material, &subs, observer)?;
-        let t_built = start.elapsed().as_secs_f64();
         drop(subs);
         let max_plies = built.max_plies;
         let header = Header {
@@ -322,12 +320,6 @@ impl Builder {
         let body =
             fast::convert::encode_body(geo, &indexer, &built, usize::from(header.value_width));
         let (depths, init_seconds) = (built.depths, built.init_seconds);
-        if std::env::var_os("RETRO_TRACE").is_some() {
-            eprintln!(
-                "subs {t_subs:.2} init {init_seconds:.2} built {t_built:.2} encoded {:.2}",
-                start.elapsed().as_secs_f64()
-            );
-        }
         drop(built);
         let path = self.path_of(material);
         retro_format::write_table(&path, &header, &body).map_err(GenError::from)?;

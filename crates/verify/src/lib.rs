@@ -695,7 +695,8 @@ impl Children<'_> {
                     match value {
                         Value::Illegal => summary.valueless_child = true,
                         Value::Loss(k) => {
-                            summary.quickest_loss = Some(summary.quickest_loss.map_or(k, |q| q.min(k)));
+                            summary.quickest_loss =
+                                Some(summary.quickest_loss.map_or(k, |q| q.min(k)));
                             summary.all_wins = false;
                         }
                         Value::Win(k) => {
@@ -717,7 +718,10 @@ impl Children<'_> {
     fn value_after(&self, side: Side, step: Step, after: &[u32]) -> Result<Value, VerifyError> {
         let white_to_move = side == Side::Black;
         let Some(captured) = step.captured else {
-            let index = self.scheme.index_of_numbers(after).ok_or_else(|| no_entry(self.table))?;
+            let index = self
+                .scheme
+                .index_of_numbers(after)
+                .ok_or_else(|| no_entry(self.table))?;
             return Ok(self.table.value(white_to_move, index)?);
         };
         let target = self.captures[captured]
@@ -726,7 +730,11 @@ impl Children<'_> {
         let mut numbers = [0u32; scheme::MAX_MEN];
         for (j, &n) in after.iter().enumerate() {
             if j != captured {
-                numbers[target.order[j]] = if target.flipped { self.mirror[n as usize] } else { n };
+                numbers[target.order[j]] = if target.flipped {
+                    self.mirror[n as usize]
+                } else {
+                    n
+                };
             }
         }
         let k = after.len() - 1;
@@ -735,7 +743,10 @@ impl Children<'_> {
             .scheme
             .index_of_numbers(&numbers[..k])
             .ok_or_else(|| no_entry(&target.stored.table))?;
-        Ok(target.stored.table.value(white_to_move != target.flipped, index)?)
+        Ok(target
+            .stored
+            .table
+            .value(white_to_move != target.flipped, index)?)
     }
 }
 

@@ -16,7 +16,9 @@
 //! `k_attacks a b` and `between(a, b)` the squares `s` with `square_between a s b`, that is
 //! `b ∈ targets(k, a) ∧ between(a, b) ∩ occupied = ∅` — what [`Lines::attacks`] computes.
 
-use retro_rules::laws::{bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks};
+use retro_rules::laws::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
 use retro_rules::{Board, Piece, Square};
 
 /// A set of squares of a board of at most 256 squares, by square number.

@@ -70,7 +70,13 @@ impl<'a> Placement<'a> {
     /// `in_check s p`: a man of the other side (other than the captured one) attacks `s`'s
     /// king.
     #[inline]
-    fn in_check_after(&self, s: Side, numbers: &[u32], occupied: &SquareSet, captured: Option<usize>) -> bool {
+    fn in_check_after(
+        &self,
+        s: Side,
+        numbers: &[u32],
+        occupied: &SquareSet,
+        captured: Option<usize>,
+    ) -> bool {
         let king = numbers[usize::from(s == Side::Black)];
         self.men.iter().enumerate().any(|(j, &(side, piece))| {
             side != s
@@ -170,7 +176,10 @@ mod tests {
                         let p = Position::new(
                             board,
                             side,
-                            numbers.iter().map(|&k| lines.square(k as u16)).zip(listed.iter().copied()),
+                            numbers
+                                .iter()
+                                .map(|&k| lines.square(k as u16))
+                                .zip(listed.iter().copied()),
                             None,
                         )
                         .unwrap();
@@ -185,7 +194,8 @@ mod tests {
                             let kept = (0..listed.len())
                                 .filter(|&j| Some(j) != step.captured)
                                 .map(|j| (lines.square(after[j] as u16), listed[j]));
-                            let q = Position::new(board, retro_rules::opponent(side), kept, None).unwrap();
+                            let q = Position::new(board, retro_rules::opponent(side), kept, None)
+                                .unwrap();
                             mine.insert(q.fen());
                         });
                         assert_eq!(mine, natural, "{}", p.fen());

@@ -366,13 +366,22 @@ impl Scheme {
         self.place_numbers(&mut numbers, 2, &mut visit);
     }
 
-    fn place_numbers(&self, numbers: &mut [u32; MAX_MEN], next: usize, visit: &mut dyn FnMut(&[u32])) {
+    fn place_numbers(
+        &self,
+        numbers: &mut [u32; MAX_MEN],
+        next: usize,
+        visit: &mut dyn FnMut(&[u32]),
+    ) {
         if next == self.men.len() {
             visit(&numbers[..next]);
             return;
         }
         let same_as_previous = next > 2 && self.men[next] == self.men[next - 1];
-        let start = if same_as_previous { numbers[next - 1] + 1 } else { 0 };
+        let start = if same_as_previous {
+            numbers[next - 1] + 1
+        } else {
+            0
+        };
         for n in start..self.count as u32 {
             if numbers[..next].contains(&n) {
                 continue;
@@ -390,7 +399,12 @@ mod tests {
     /// The shortcut forms equal the definition on every placement of several categories.
     #[test]
     fn number_forms_equal_the_definition() {
-        for (files, ranks, material) in [(4, 4, "KRvKN"), (5, 4, "KBBvK"), (5, 5, "KQvKR"), (3, 5, "KNNvKB")] {
+        for (files, ranks, material) in [
+            (4, 4, "KRvKN"),
+            (5, 4, "KBBvK"),
+            (5, 5, "KQvKR"),
+            (3, 5, "KNNvKB"),
+        ] {
             let board = Board::new(files, ranks).unwrap();
             let scheme = Scheme::new(board, &Men::parse(material).unwrap());
             let squares: Vec<Square> = board.squares().collect();
@@ -411,14 +425,25 @@ mod tests {
                     continue;
                 }
                 let placement: Vec<Square> = numbers.iter().map(|&k| scheme.square(k)).collect();
-                assert_eq!(scheme.index_of_numbers(&numbers), scheme.index(&placement), "{material} {placement:?}");
-                if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize] != u64::MAX {
-                    assert_eq!(scheme.is_canonical_numbers(&numbers), scheme.is_canonical(&placement));
+                assert_eq!(
+                    scheme.index_of_numbers(&numbers),
+                    scheme.index(&placement),
+                    "{material} {placement:?}"
+                );
+                if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
+                    != u64::MAX
+                {
+                    assert_eq!(
+                        scheme.is_canonical_numbers(&numbers),
+                        scheme.is_canonical(&placement)
+                    );
                 }
             }
             for &pair in scheme.pairs() {
                 let mut slow = Vec::new();
-                scheme.for_each_placement(pair, |sq| slow.push(sq.iter().map(|&s| scheme.number(s)).collect::<Vec<_>>()));
+                scheme.for_each_placement(pair, |sq| {
+                    slow.push(sq.iter().map(|&s| scheme.number(s)).collect::<Vec<_>>())
+                });
                 let mut fast = Vec::new();
                 scheme.for_each_placement_numbers(pair, |nums| fast.push(nums.to_vec()));
                 assert_eq!(slow, fast);

@@ -2,8 +2,8 @@
 //! correct KvK table, and single wrong entries.
 
 use super::*;
-use retro_rules::laws::chess_legal;
 use retro_format::Header;
+use retro_rules::laws::chess_legal;
 
 fn write_kvk(dir: &Path, board: Board, mut value_of: impl FnMut(&Position) -> u32) {
     let men = Men::parse("KvK").unwrap();

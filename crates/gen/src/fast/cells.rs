@@ -99,7 +99,9 @@ mod tests {
         let mut expected = vec![0u8; 1000];
         let mut seed = 12345u64;
         for _ in 0..5000 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let slot = (seed >> 33) % 1000;
             let code = (seed >> 20) as u8 % 7 * 37;
             cells.set(slot, code);
@@ -112,7 +114,9 @@ mod tests {
             for (first, end) in [(0, 1000), (8, 9), (16, 999), (0, 0), (992, 1000)] {
                 let mut found = Vec::new();
                 cells.for_each_equal(first, end, code, |s| found.push(s));
-                let wanted: Vec<u64> = (first..end).filter(|&s| expected[s as usize] == code).collect();
+                let wanted: Vec<u64> = (first..end)
+                    .filter(|&s| expected[s as usize] == code)
+                    .collect();
                 assert_eq!(found, wanted, "code {code} in {first}..{end}");
             }
         }

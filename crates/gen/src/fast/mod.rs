@@ -329,7 +329,11 @@ fn solve<const N: usize>(
             }
         });
         for (x, words) in words.iter().enumerate() {
-            for (k, &w) in words.iter().enumerate().take(((end - first) as usize).div_ceil(8)) {
+            for (k, &w) in words
+                .iter()
+                .enumerate()
+                .take(((end - first) as usize).div_ceil(8))
+            {
                 core.cells[x].set_word((first / 8) as usize + k, w);
             }
         }
@@ -407,14 +411,16 @@ fn solve<const N: usize>(
     let max_plies = cells
         .par_iter()
         .flat_map(|side| {
-            (0..side.len().div_ceil(CHUNK)).into_par_iter().map(move |chunk| {
-                let first = chunk * CHUNK;
-                side.bytes(first, (first + CHUNK).min(side.len()))
-                    .filter(|&c| c >= DECIDED)
-                    .map(|c| u32::from(c - DECIDED))
-                    .max()
-                    .unwrap_or(0)
-            })
+            (0..side.len().div_ceil(CHUNK))
+                .into_par_iter()
+                .map(move |chunk| {
+                    let first = chunk * CHUNK;
+                    side.bytes(first, (first + CHUNK).min(side.len()))
+                        .filter(|&c| c >= DECIDED)
+                        .map(|c| u32::from(c - DECIDED))
+                        .max()
+                        .unwrap_or(0)
+                })
         })
         .max()
         .unwrap_or(0);
@@ -621,7 +627,9 @@ impl<const N: usize> Core<'_, N> {
                 let mut after = p.sq;
                 after[i] = t;
                 match self.capture_value(&after, j, x) {
-                    Value::Loss(k) => capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1))),
+                    Value::Loss(k) => {
+                        capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1)))
+                    }
                     Value::Draw => escape = true,
                     Value::Win(k) => {
                         capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1)))
