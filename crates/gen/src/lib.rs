@@ -14,7 +14,15 @@
 //! Black-to-move position a loss in `2n` plies exactly when `n` is the least with
 //! `p ∈ win2_by chess n`; Black's wins are the same sets of the game with the colours exchanged.
 //!
-//! # How
+//! # Two cores
+//!
+//! [`Builder`] builds with the fast core ([`fast`]: a field layout with one byte per position,
+//! bitboards, forward loss checks) wherever it applies — pawnless material on boards of at most
+//! 64 squares whose mates take at most 252 plies — and with the reference core described below
+//! elsewhere, or everywhere with [`Core::Reference`]. Both write the same file; tests compare
+//! them byte for byte.
+//!
+//! # How (the reference core)
 //!
 //! Positions are numbered by `retro_engine::Indexer`; one 16-bit word per index and side to
 //! move holds either a final value or a pending state. The iteration runs depth by depth,
