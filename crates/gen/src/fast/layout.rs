@@ -16,10 +16,13 @@
 //! region turns the whole position by a symmetry. KRBvKR on 8×8 has 10 · 64⁴ = 167,772,160
 //! slots per side to move (the stored index has 121,110,528 entries).
 //!
-//! Some positions have several slots: identical men in either order, and, when the white king
-//! stands on a square a symmetry fixes (the long diagonal on square boards, the middle file or
-//! rank of odd boards), that symmetry's image. Every slot holds its position's value; the
-//! retrograde step reaches them all (see `super`), so no slot is ever "the" canonical one.
+//! When the white king stands on a square a symmetry fixes (the long diagonal on square
+//! boards, the middle file or rank of odd boards), the fold also brings the black king to the
+//! least of its images under those symmetries ([`Layout::fold`]); the slots whose kings are not
+//! so are never used ([`Layout::kings_folded`]). Some positions still have several slots:
+//! identical men in either order, and, when both kings stand on squares a symmetry fixes, that
+//! symmetry's image. Every such slot holds its position's value; the retrograde step reaches
+//! them all (see `super`), so no slot is "the" canonical one.
 //!
 //! # What comes next
 //!
@@ -81,6 +84,9 @@ pub struct Layout {
     fixers: Vec<Vec<u8>>,
     /// Every symmetry as a table of squares.
     maps: Vec<Vec<Sq>>,
+    /// By folded White king × Black king: a symmetry fixing the White king's square that takes
+    /// the Black king to the least of its images under such symmetries (0 when it is there).
+    king_fold: Vec<u8>,
     strides: [u64; MAX_MEN],
     size: u64,
     /// Runs of identical men: (first, count).
@@ -128,6 +134,25 @@ impl Layout {
                     .collect()
             })
             .collect();
+        let mut king_fold = vec![0u8; (squares * squares) as usize];
+        for wk in 0..squares as usize {
+            for bk in 0..squares as usize {
+                let fixing: Vec<u8> = (1..maps.len())
+                    .filter(|&s| maps[s][wk] == wk as Sq)
+                    .map(|s| s as u8)
+                    .collect();
+                let least = fixing
+                    .iter()
+                    .map(|&s| maps[usize::from(s)][bk])
+                    .fold(bk as Sq, Sq::min);
+                if least != bk as Sq {
+                    king_fold[wk * squares as usize + bk] = *fixing
+                        .iter()
+                        .find(|&&s| maps[usize::from(s)][bk] == least)
+                        .expect("the least image comes from a symmetry");
+                }
+            }
+        }
         let n = men.len();
         let mut strides = [0u64; MAX_MEN];
         let mut stride = 1u64;
@@ -156,6 +181,7 @@ impl Layout {
             fold,
             fixers,
             maps,
+            king_fold,
             strides,
             size,
             groups,
@@ -235,16 +261,39 @@ impl Layout {
         squares
     }
 
-    /// Turns `squares` by a symmetry that brings the white king into the region.
+    /// Turns `squares` by a symmetry that brings the white king into the region, then, if
+    /// symmetries fix the white king's square, by the one of them (if any) that brings the
+    /// black king to the least of its images.
     #[inline]
     pub fn fold(&self, squares: &mut [Sq]) {
         let s = self.fold[usize::from(squares[0])];
         if s != 0 {
-            let map = &self.maps[usize::from(s)];
-            for sq in squares.iter_mut() {
-                *sq = map[usize::from(*sq)];
+            self.apply(s, squares);
+        }
+        if squares.len() > 1 {
+            let s = self.king_fold
+                [usize::from(squares[0]) * self.squares as usize + usize::from(squares[1])];
+            if s != 0 {
+                self.apply(s, squares);
             }
         }
+    }
+
+    #[inline(always)]
+    fn apply(&self, s: u8, squares: &mut [Sq]) {
+        let map = &self.maps[usize::from(s)];
+        for sq in squares.iter_mut() {
+            *sq = map[usize::from(*sq)];
+        }
+    }
+
+    /// Whether the kings of folded squares are as [`Layout::fold`] leaves them: always, unless
+    /// the White king stands on a square a symmetry fixes and that symmetry would bring the
+    /// Black king lower. Slots whose kings are not are never used.
+    #[inline(always)]
+    pub fn kings_folded(&self, white_king: Sq, black_king: Sq) -> bool {
+        self.king_fold[usize::from(white_king) * self.squares as usize + usize::from(black_king)]
+            == 0
     }
 
     /// Calls `visit` with the slot of every image of the folded `squares` under the symmetries
@@ -253,8 +302,15 @@ impl Layout {
     #[inline]
     pub fn for_each_image(&self, squares: &[Sq], mut visit: impl FnMut(u64)) {
         visit(self.slot(squares));
+        if squares.len() < 2 || self.fixers[usize::from(squares[0])].is_empty() {
+            return;
+        }
         for &s in &self.fixers[usize::from(squares[0])] {
             let map = &self.maps[usize::from(s)];
+            if map[usize::from(squares[1])] != squares[1] {
+                // That image's kings are not folded: no slot of it is used.
+                continue;
+            }
             let mut image = [0 as Sq; MAX_MEN];
             for (i, &sq) in squares.iter().enumerate() {
                 image[i] = map[usize::from(sq)];

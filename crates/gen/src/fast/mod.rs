@@ -44,8 +44,10 @@
 //! white king, hence the fold, so it gives back exactly the slot that moved; a white king
 //! un-move gives a position that may be folded differently from the parent slot that moved, but
 //! only by a symmetry fixing the folded king's square, so the un-move visits every image under
-//! those symmetries ([`layout::Layout::for_each_image`]). Identical men keep their order
-//! through moves and un-moves, so each order is a copy of the same game.
+//! those symmetries whose kings are folded ([`layout::Layout::for_each_image`]); the same holds
+//! of a black king un-move when the white king stands on such a square (the fold then also
+//! places the black king). Identical men keep their order through moves and un-moves, so each
+//! order is a copy of the same game.
 
 pub mod bits;
 pub mod cells;
@@ -564,6 +566,10 @@ impl<const N: usize> Core<'_, N> {
                     continue;
                 }
                 sq[last] = t;
+                if !self.layout.kings_folded(sq[0], sq[1]) {
+                    visit(slot, [NONE, NONE]);
+                    continue;
+                }
                 let occ = outer_occ | bit;
                 let mut by_side = outer_by_side;
                 by_side[last_side] |= bit;
@@ -690,13 +696,16 @@ impl<const N: usize> Core<'_, N> {
             return;
         };
         let y = 1 - x;
+        let white_king_fixed = self.layout.is_fixed(p.sq[0]);
         for &i in &self.side_men[y][..self.side_len[y]] {
             let from = p.sq[i];
             let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.occ;
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
-                if i == 0 {
+                // A king move may need the fold: the White king's always, the Black king's
+                // when the White king stands on a square a symmetry fixes.
+                if i == 0 || (i == 1 && white_king_fixed) {
                     let mut before = p.sq;
                     before[i] = t;
                     self.layout.fold(&mut before[..]);
@@ -767,6 +776,7 @@ impl<const N: usize> Core<'_, N> {
     fn longest_forced_win(&self, slot: u64, x: usize, depth: u32) -> Option<u32> {
         let p = self.place(slot)?;
         let y = 1 - x;
+        let white_king_fixed = self.layout.is_fixed(p.sq[0]);
         let mut longest = 0;
         // The men with the shortest strides first: their children lie near this slot in
         // memory, and most checks fail at their first undecided child.
@@ -793,7 +803,7 @@ impl<const N: usize> Core<'_, N> {
                         _ => return None,
                     }
                 } else {
-                    let child = if i == 0 {
+                    let child = if i == 0 || (i == 1 && white_king_fixed) {
                         let mut after = p.sq;
                         after[i] = t;
                         self.layout.fold(&mut after[..]);
