@@ -19,10 +19,10 @@
 //! When the white king stands on a square a symmetry fixes (the long diagonal on square
 //! boards, the middle file or rank of odd boards), the fold also brings the black king to the
 //! least of its images under those symmetries ([`Layout::fold`]); the slots whose kings are not
-//! so are never used ([`Layout::kings_folded`]). Some positions still have several slots:
-//! identical men in either order, and, when both kings stand on squares a symmetry fixes, that
-//! symmetry's image. Every such slot holds its position's value; the retrograde step reaches
-//! them all (see `super`), so no slot is "the" canonical one.
+//! so are never used ([`Layout::kings_folded`]); identical men are kept in increasing order of
+//! square, and slots where they are not are never used either ([`Layout::groups_sorted`]). A
+//! position still has two slots when both kings stand on squares a symmetry fixes: its image.
+//! Both hold its value, and the retrograde step reaches both (see `super`).
 //!
 //! # What comes next
 //!
@@ -263,7 +263,7 @@ impl Layout {
 
     /// Turns `squares` by a symmetry that brings the white king into the region, then, if
     /// symmetries fix the white king's square, by the one of them (if any) that brings the
-    /// black king to the least of its images.
+    /// black king to the least of its images, and sorts identical men.
     #[inline]
     pub fn fold(&self, squares: &mut [Sq]) {
         let s = self.fold[usize::from(squares[0])];
@@ -277,6 +277,34 @@ impl Layout {
                 self.apply(s, squares);
             }
         }
+        self.sort_groups(squares);
+    }
+
+    /// Puts identical men in increasing order of square.
+    #[inline(always)]
+    fn sort_groups(&self, squares: &mut [Sq]) {
+        for &(first, count) in &self.groups {
+            if count > 1 {
+                squares[first..first + count].sort_unstable();
+            }
+        }
+    }
+
+    /// Whether identical men stand in increasing order of square, as [`Layout::fold`] leaves
+    /// them. Slots whose men do not are never used.
+    #[inline(always)]
+    pub fn groups_sorted(&self, squares: &[Sq]) -> bool {
+        self.groups
+            .iter()
+            .all(|&(first, count)| squares[first..first + count].is_sorted())
+    }
+
+    /// Whether man `i` has an identical companion (its moves then reorder the men, and the slot
+    /// is computed again rather than moved by a stride).
+    pub fn is_grouped(&self, i: usize) -> bool {
+        self.groups
+            .iter()
+            .any(|&(first, count)| count > 1 && (first..first + count).contains(&i))
     }
 
     #[inline(always)]
@@ -315,6 +343,7 @@ impl Layout {
             for (i, &sq) in squares.iter().enumerate() {
                 image[i] = map[usize::from(sq)];
             }
+            self.sort_groups(&mut image[..squares.len()]);
             visit(self.slot(&image[..squares.len()]));
         }
     }

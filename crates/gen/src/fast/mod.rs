@@ -46,8 +46,8 @@
 //! only by a symmetry fixing the folded king's square, so the un-move visits every image under
 //! those symmetries whose kings are folded ([`layout::Layout::for_each_image`]); the same holds
 //! of a black king un-move when the white king stands on such a square (the fold then also
-//! places the black king). Identical men keep their order through moves and un-moves, so each
-//! order is a copy of the same game.
+//! places the black king). A move or un-move of one of several identical men sorts them again,
+//! which only renames men: the slot reached is that of the same position.
 
 pub mod bits;
 pub mod cells;
@@ -143,6 +143,10 @@ struct Core<'a, const N: usize> {
     captures: [Option<CaptureRule>; MAX_MEN],
     subs: &'a [Subtable],
     mirror_rank: Vec<Sq>,
+    /// Whether a move of man `i` reorders identical men (the slot is then folded again).
+    refold: [bool; MAX_MEN],
+    /// Whether any man has an identical companion.
+    grouped: bool,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     /// Candidates for a loss at the current depth, a bit per slot, and the chunks holding any.
@@ -299,6 +303,8 @@ fn solve<const N: usize>(
         captures: parts.captures,
         subs: parts.subs,
         mirror_rank: parts.mirror_rank,
+        refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
+        grouped: (0..N).any(|i| layout.is_grouped(i)),
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
         candidates: [bitmap(size), bitmap(size)],
@@ -566,7 +572,9 @@ impl<const N: usize> Core<'_, N> {
                     continue;
                 }
                 sq[last] = t;
-                if !self.layout.kings_folded(sq[0], sq[1]) {
+                if !self.layout.kings_folded(sq[0], sq[1])
+                    || (self.grouped && !self.layout.groups_sorted(&sq))
+                {
                     visit(slot, [NONE, NONE]);
                     continue;
                 }
@@ -705,7 +713,7 @@ impl<const N: usize> Core<'_, N> {
                 targets &= targets - 1;
                 // A king move may need the fold: the White king's always, the Black king's
                 // when the White king stands on a square a symmetry fixes.
-                if i == 0 || (i == 1 && white_king_fixed) {
+                if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
                     let mut before = p.sq;
                     before[i] = t;
                     self.layout.fold(&mut before[..]);
@@ -803,7 +811,7 @@ impl<const N: usize> Core<'_, N> {
                         _ => return None,
                     }
                 } else {
-                    let child = if i == 0 || (i == 1 && white_king_fixed) {
+                    let child = if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
                         let mut after = p.sq;
                         after[i] = t;
                         self.layout.fold(&mut after[..]);
