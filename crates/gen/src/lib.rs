@@ -284,6 +284,20 @@ impl Builder {
         self.build_reference(material, observer)
     }
 
+    /// The header of the table `indexer` numbers, whose longest mate takes `max_plies`.
+    fn header(&self, indexer: &Indexer, max_plies: u32) -> Header {
+        Header {
+            files: self.geo.files(),
+            ranks: self.geo.ranks(),
+            material: indexer.material().to_string(),
+            index_scheme: retro_format::INDEX_SCHEME,
+            symmetries: indexer.symmetry_count() as u8,
+            entries_per_side: indexer.size(),
+            value_width: retro_format::width_for(max_plies),
+            max_plies,
+        }
+    }
+
     /// Builds the table of `material` with the fast core.
     fn build_fast(
         &self,
@@ -315,16 +329,7 @@ impl Builder {
         let built = fast::build(geo, material, &subs, observer)?;
         drop(subs);
         let max_plies = built.max_plies;
-        let header = Header {
-            files: geo.files(),
-            ranks: geo.ranks(),
-            material: material.to_string(),
-            index_scheme: retro_format::INDEX_SCHEME,
-            symmetries: indexer.symmetry_count() as u8,
-            entries_per_side: indexer.size(),
-            value_width: retro_format::width_for(max_plies),
-            max_plies,
-        };
+        let header = self.header(&indexer, max_plies);
         let body =
             fast::convert::encode_body(geo, &indexer, &built, usize::from(header.value_width));
         let (depths, init_seconds) = (built.depths, built.init_seconds);
@@ -548,16 +553,7 @@ impl Builder {
             .map(|state| u32::from(code(state.load(Ordering::Relaxed))).saturating_sub(2))
             .max()
             .unwrap_or(0);
-        let header = Header {
-            files: geo.files(),
-            ranks: geo.ranks(),
-            material: material.to_string(),
-            index_scheme: retro_format::INDEX_SCHEME,
-            symmetries: indexer.symmetry_count() as u8,
-            entries_per_side: size,
-            value_width: retro_format::width_for(max_plies),
-            max_plies,
-        };
+        let header = self.header(&indexer, max_plies);
         let width = usize::from(header.value_width);
         let mut body = vec![0u8; 2 * entries * width];
         for (side, out) in states.iter().zip(body.chunks_mut(entries * width)) {

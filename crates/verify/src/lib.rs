@@ -351,16 +351,7 @@ impl Checker {
                             continue;
                         }
                         // Some fact fails: the natural model's own moves say which, and how.
-                        let p = Position::new(
-                            self.board,
-                            side,
-                            numbers
-                                .iter()
-                                .map(|&k| lines.square(k as u16))
-                                .zip(listed.iter().copied()),
-                            None,
-                        )
-                        .expect("distinct squares");
+                        let p = placement.position(side);
                         let before = failure_count.load(Ordering::Relaxed);
                         if let Err(e) = self.check_position(&lookup, &p, stored_value, &fail) {
                             result = Err(e);

@@ -27,7 +27,7 @@
 
 use crate::lines::{insert, Lines, SquareSet};
 use crate::scheme::MAX_MEN;
-use retro_rules::{Man, Piece, Side};
+use retro_rules::{Man, Piece, Position, Side};
 
 /// A position of a category, as the square numbers of its listed men.
 #[derive(Clone, Copy)]
@@ -173,6 +173,20 @@ impl<'a> Placement<'a> {
     pub fn piece(&self, i: usize) -> Piece {
         self.men[i].1
     }
+
+    /// The natural model's position of these men, with `to_move` to move.
+    pub fn position(&self, to_move: Side) -> Position {
+        Position::new(
+            self.lines.board(),
+            to_move,
+            self.numbers()
+                .iter()
+                .map(|&k| self.lines.square(k as u16))
+                .zip(self.men.iter().copied()),
+            None,
+        )
+        .expect("men on distinct squares")
+    }
 }
 
 #[cfg(test)]
@@ -181,7 +195,7 @@ mod tests {
     use crate::men::Men;
     use crate::scheme::Scheme;
     use retro_rules::laws::{chess_legal, successors};
-    use retro_rules::{Board, Position};
+    use retro_rules::Board;
     use std::collections::BTreeSet;
 
     /// On every placement of several categories, both sides to move: legality and the set of
@@ -204,16 +218,7 @@ mod tests {
                 scheme.for_each_placement_numbers(pair, |numbers| {
                     let placement = Placement::new(&lines, &listed, numbers);
                     for side in Side::ALL {
-                        let p = Position::new(
-                            board,
-                            side,
-                            numbers
-                                .iter()
-                                .map(|&k| lines.square(k as u16))
-                                .zip(listed.iter().copied()),
-                            None,
-                        )
-                        .unwrap();
+                        let p = placement.position(side);
                         assert_eq!(placement.is_legal(side), chess_legal(&p), "{}", p.fen());
                         if !chess_legal(&p) {
                             continue;

@@ -133,16 +133,8 @@ impl From<GenError> for Declined {
 }
 
 struct Core<'a, const N: usize> {
-    bits: &'a Bits,
-    layout: &'a Layout,
-    piece: [Piece; MAX_MEN],
-    /// The men of each side (its king first).
-    side_men: [[usize; MAX_MEN]; 2],
-    side_len: [usize; 2],
-    side_of: [usize; MAX_MEN],
-    captures: [Option<CaptureRule>; MAX_MEN],
-    subs: &'a [Subtable],
-    mirror_rank: Vec<Sq>,
+    /// What every instance shares: tables, men, capture rules.
+    shared: Parts<'a>,
     /// Whether a move of man `i` reorders identical men (the slot is then folded again).
     refold: [bool; MAX_MEN],
     /// Whether any man has an identical companion.
@@ -294,17 +286,9 @@ fn solve<const N: usize>(
     let size = layout.size();
     let chunks = size.div_ceil(CHUNK) as usize;
     let core = Core::<N> {
-        bits: parts.bits,
-        layout,
-        piece: parts.piece,
-        side_men: parts.side_men,
-        side_len: parts.side_len,
-        side_of: parts.side_of,
-        captures: parts.captures,
-        subs: parts.subs,
-        mirror_rank: parts.mirror_rank,
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
+        shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
         candidates: [bitmap(size), bitmap(size)],
@@ -484,10 +468,10 @@ impl<const N: usize> Core<'_, N> {
     /// The squares of `slot`, or `None` if two men share a square.
     #[inline(always)]
     fn place(&self, slot: u64) -> Option<Placed<N>> {
-        let sq: [Sq; N] = self.layout.decode_array(slot);
+        let sq: [Sq; N] = self.shared.layout.decode_array(slot);
         let mut by_side = [0u64; 2];
         for (s, side) in by_side.iter_mut().enumerate() {
-            for &i in &self.side_men[s][..self.side_len[s]] {
+            for &i in &self.shared.side_men[s][..self.shared.side_len[s]] {
                 *side |= 1 << sq[i];
             }
         }
@@ -498,15 +482,21 @@ impl<const N: usize> Core<'_, N> {
     /// Whether a man of side `by` (other than man `skip`) attacks `target`.
     #[inline]
     fn attacked(&self, sq: &[Sq], target: Sq, by: usize, occ: Board64, skip: usize) -> bool {
-        self.side_men[by][..self.side_len[by]]
+        self.shared.side_men[by][..self.shared.side_len[by]]
             .iter()
-            .any(|&j| j != skip && self.bits.attacks_square(self.piece[j], sq[j], target, occ))
+            .any(|&j| {
+                j != skip
+                    && self
+                        .shared
+                        .bits
+                        .attacks_square(self.shared.piece[j], sq[j], target, occ)
+            })
     }
 
     /// The man of side `side` on `sq`.
     #[inline]
     fn man_on(&self, sq: &[Sq], side: usize, target: Sq) -> usize {
-        *self.side_men[side][..self.side_len[side]]
+        *self.shared.side_men[side][..self.shared.side_len[side]]
             .iter()
             .find(|&&j| sq[j] == target)
             .expect("an occupied square holds a man")
@@ -516,13 +506,13 @@ impl<const N: usize> Core<'_, N> {
     /// `mover` has just taken man `captured`; `after` has the mover on its new square.
     #[inline]
     fn capture_value(&self, after: &[Sq], captured: usize, mover: usize) -> Value {
-        let rule = self.captures[captured].expect("kings are never captured");
-        let sub = &self.subs[rule.sub];
+        let rule = self.shared.captures[captured].expect("kings are never captured");
+        let sub = &self.shared.subs[rule.sub];
         let mut sq = [0 as Sq; MAX_MEN];
         for (j, &s) in after.iter().enumerate() {
             if j != captured {
                 sq[rule.to[j]] = if rule.flipped {
-                    self.mirror_rank[usize::from(s)]
+                    self.shared.mirror_rank[usize::from(s)]
                 } else {
                     s
                 };
@@ -541,12 +531,12 @@ impl<const N: usize> Core<'_, N> {
     /// when the last man stands on one of its lines (a man elsewhere blocks none of them).
     fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
         let last = N - 1;
-        let squares = self.mirror_rank.len() as u64;
+        let squares = self.shared.mirror_rank.len() as u64;
         let mut slot = first;
         while slot < end {
             let run_start = slot - slot % squares;
             let run_end = (run_start + squares).min(end);
-            let mut sq: [Sq; N] = self.layout.decode_array(run_start);
+            let mut sq: [Sq; N] = self.shared.layout.decode_array(run_start);
             let mut outer_by_side = [0 as Board64; 2];
             for (i, &s) in sq.iter().enumerate().take(last) {
                 outer_by_side[self.side_of(i)] |= 1 << s;
@@ -561,7 +551,10 @@ impl<const N: usize> Core<'_, N> {
             }
             let mut outer_attacks = [0 as Board64; N];
             for i in 0..last {
-                outer_attacks[i] = self.bits.attacks(self.piece[i], sq[i], outer_occ);
+                outer_attacks[i] = self
+                    .shared
+                    .bits
+                    .attacks(self.shared.piece[i], sq[i], outer_occ);
             }
             let last_side = self.side_of(last);
             for slot in slot..run_end {
@@ -572,8 +565,8 @@ impl<const N: usize> Core<'_, N> {
                     continue;
                 }
                 sq[last] = t;
-                if !self.layout.kings_folded(sq[0], sq[1])
-                    || (self.grouped && !self.layout.groups_sorted(&sq))
+                if !self.shared.layout.kings_folded(sq[0], sq[1])
+                    || (self.grouped && !self.shared.layout.groups_sorted(&sq))
                 {
                     visit(slot, [NONE, NONE]);
                     continue;
@@ -583,11 +576,11 @@ impl<const N: usize> Core<'_, N> {
                 by_side[last_side] |= bit;
                 let mut attacks = outer_attacks;
                 for i in 0..last {
-                    if outer_attacks[i] & bit != 0 && is_slider(self.piece[i]) {
-                        attacks[i] = self.bits.attacks(self.piece[i], sq[i], occ);
+                    if outer_attacks[i] & bit != 0 && is_slider(self.shared.piece[i]) {
+                        attacks[i] = self.shared.bits.attacks(self.shared.piece[i], sq[i], occ);
                     }
                 }
-                attacks[last] = self.bits.attacks(self.piece[last], t, occ);
+                attacks[last] = self.shared.bits.attacks(self.shared.piece[last], t, occ);
                 let p = Placed { sq, occ, by_side };
                 visit(slot, self.classify(&p, &attacks));
             }
@@ -598,7 +591,7 @@ impl<const N: usize> Core<'_, N> {
     /// The side of man `i` (0 White, 1 Black).
     #[inline(always)]
     fn side_of(&self, i: usize) -> usize {
-        self.side_of[i]
+        self.shared.side_of[i]
     }
 
     /// The init codes of a placement with White and with Black to move, given every man's
@@ -631,7 +624,7 @@ impl<const N: usize> Core<'_, N> {
         let mut capture_win: Option<u32> = None;
         let mut escape = false;
         let mut capture_loss: Option<u32> = None;
-        for &i in &self.side_men[x][..self.side_len[x]] {
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             // The opponent's king is not attacked (the placement is legal with `x` to move).
             let mut targets = attacks[i] & p.by_side[y];
             while targets != 0 {
@@ -679,20 +672,23 @@ impl<const N: usize> Core<'_, N> {
     /// Whether side `x` has a legal move that captures nothing.
     fn has_quiet_move(&self, p: &Placed<N>, x: usize) -> bool {
         let y = 1 - x;
-        self.side_men[x][..self.side_len[x]].iter().any(|&i| {
-            let from = p.sq[i];
-            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.occ;
-            while targets != 0 {
-                let t = targets.trailing_zeros() as Sq;
-                targets &= targets - 1;
-                let occ = p.occ ^ (1 << from) ^ (1 << t);
-                let king = if i == x { t } else { p.sq[x] };
-                if !self.attacked(&p.sq, king, y, occ, NO_MAN) {
-                    return true;
+        self.shared.side_men[x][..self.shared.side_len[x]]
+            .iter()
+            .any(|&i| {
+                let from = p.sq[i];
+                let mut targets =
+                    self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.occ;
+                while targets != 0 {
+                    let t = targets.trailing_zeros() as Sq;
+                    targets &= targets - 1;
+                    let occ = p.occ ^ (1 << from) ^ (1 << t);
+                    let king = if i == x { t } else { p.sq[x] };
+                    if !self.attacked(&p.sq, king, y, occ, NO_MAN) {
+                        return true;
+                    }
                 }
-            }
-            false
-        })
+                false
+            })
     }
 
     /// Calls `visit` with every slot, side `1 − x` to move, that has a quiet move into `slot`
@@ -704,10 +700,10 @@ impl<const N: usize> Core<'_, N> {
             return;
         };
         let y = 1 - x;
-        let white_king_fixed = self.layout.is_fixed(p.sq[0]);
-        for &i in &self.side_men[y][..self.side_len[y]] {
+        let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
+        for &i in &self.shared.side_men[y][..self.shared.side_len[y]] {
             let from = p.sq[i];
-            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.occ;
+            let mut targets = self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.occ;
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
@@ -716,10 +712,10 @@ impl<const N: usize> Core<'_, N> {
                 if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
                     let mut before = p.sq;
                     before[i] = t;
-                    self.layout.fold(&mut before[..]);
-                    self.layout.for_each_image(&before[..], &mut visit);
+                    self.shared.layout.fold(&mut before[..]);
+                    self.shared.layout.for_each_image(&before[..], &mut visit);
                 } else {
-                    let stride = self.layout.stride(i);
+                    let stride = self.shared.layout.stride(i);
                     visit(if t > from {
                         slot + u64::from(t - from) * stride
                     } else {
@@ -784,13 +780,17 @@ impl<const N: usize> Core<'_, N> {
     fn longest_forced_win(&self, slot: u64, x: usize, depth: u32) -> Option<u32> {
         let p = self.place(slot)?;
         let y = 1 - x;
-        let white_king_fixed = self.layout.is_fixed(p.sq[0]);
+        let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         let mut longest = 0;
         // The men with the shortest strides first: their children lie near this slot in
         // memory, and most checks fail at their first undecided child.
-        for &i in self.side_men[x][..self.side_len[x]].iter().rev() {
+        for &i in self.shared.side_men[x][..self.shared.side_len[x]]
+            .iter()
+            .rev()
+        {
             let from = p.sq[i];
-            let mut targets = self.bits.attacks(self.piece[i], from, p.occ) & !p.by_side[x];
+            let mut targets =
+                self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.by_side[x];
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
@@ -814,10 +814,10 @@ impl<const N: usize> Core<'_, N> {
                     let child = if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
                         let mut after = p.sq;
                         after[i] = t;
-                        self.layout.fold(&mut after[..]);
-                        self.layout.slot(&after[..])
+                        self.shared.layout.fold(&mut after[..]);
+                        self.shared.layout.slot(&after[..])
                     } else {
-                        let stride = self.layout.stride(i);
+                        let stride = self.shared.layout.stride(i);
                         if t > from {
                             slot + u64::from(t - from) * stride
                         } else {
