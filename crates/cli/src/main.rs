@@ -71,6 +71,10 @@ enum Command {
         /// The tables directory (default: $RETRO_TABLES, else ./tables).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// The retrograde core: `fast` where it applies (boards of at most 64 squares), or
+        /// `reference` everywhere (slower; it writes the same files).
+        #[arg(long, value_enum, default_value = "fast")]
+        core: CoreArg,
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
@@ -209,6 +213,24 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+}
+
+/// Which retrograde core builds tables.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CoreArg {
+    /// The fast core where it applies, the reference core elsewhere.
+    Fast,
+    /// The reference core everywhere.
+    Reference,
+}
+
+impl From<CoreArg> for retro_gen::Core {
+    fn from(core: CoreArg) -> retro_gen::Core {
+        match core {
+            CoreArg::Fast => retro_gen::Core::Fast,
+            CoreArg::Reference => retro_gen::Core::Reference,
+        }
+    }
 }
 
 /// Which engine builds Table 1.
@@ -407,8 +429,9 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             up_to,
             board,
             dir,
+            core,
             quiet,
-        } => tables::gen(&materials, up_to, board, dir, quiet),
+        } => tables::gen(&materials, up_to, board, dir, core.into(), quiet),
         Command::Probe {
             fen,
             dir,

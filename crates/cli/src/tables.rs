@@ -132,6 +132,7 @@ pub fn gen(
     up_to: Option<u8>,
     board: Board,
     dir: Option<PathBuf>,
+    core: retro_gen::Core,
     quiet: bool,
 ) -> Result<ExitCode> {
     let mut materials = parse_materials(materials)?;
@@ -154,7 +155,7 @@ pub fn gen(
         }
     }
     let dir = tables_dir(dir);
-    let builder = Builder::new(board, &dir);
+    let builder = Builder::new(board, &dir).with_core(core);
     let bars = Bars::new(quiet);
     let start = std::time::Instant::now();
     let reports = builder

@@ -326,3 +326,45 @@ fn table1_builds_verifies_and_matches_the_paper_exactly() {
     assert_eq!(rows.len(), 45);
     assert!(rows.iter().all(|r| !r.contains('≠')), "{text}");
 }
+
+/// `retro gen --core reference` writes the same files as the default fast core, and an unknown
+/// core is refused with a message naming the choices.
+#[test]
+fn both_cores_write_the_same_files() {
+    let fast = tempfile::tempdir().unwrap();
+    let reference = tempfile::tempdir().unwrap();
+    for (dir, core) in [(fast.path(), "fast"), (reference.path(), "reference")] {
+        let out = common::retro(&[
+            "gen",
+            "KRvKB",
+            "KQvKN",
+            "--board",
+            "5x5",
+            "--core",
+            core,
+            "--quiet",
+            "--dir",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", common::all_output(&out));
+    }
+    let mut compared = 0;
+    for entry in std::fs::read_dir(fast.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(reference.path().join(name)).unwrap(),
+            "{name:?}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 6, "{compared} files compared");
+    let wrong = common::retro(&["gen", "KRvK", "--core", "quick"]);
+    assert!(!wrong.status.success());
+    let message = common::stderr_text(&wrong);
+    assert!(
+        message.contains("quick") && message.contains("reference"),
+        "{message}"
+    );
+}
