@@ -2,7 +2,8 @@
 //! and side to move, on boards of at most 64 squares.
 //!
 //! Owns: building one pawnless table's values ([`build`]), the conversion between the working
-//! layout and the stored index ([`convert`]), and the attack tables it moves with ([`bits`]).
+//! layout and the stored index ([`convert`]), the work table ([`cells`]) and the attack tables
+//! it moves with ([`bits`]).
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
 //! compare its files byte for byte with the reference core in `super`); write a file itself.
 //!
@@ -11,8 +12,9 @@
 //! One byte per slot ([`layout`]) and side to move: `0` not a legal position (men on one square,
 //! or the side not to move in check), `1` undecided, `2` undecided but unable to lose (a capture
 //! reaches a draw), `3 + n` decided in `n` plies (a win when `n` is odd, a loss when even). A
-//! byte holds depths up to 252 plies; a deeper table is left to the reference core. KRBvKR on
-//! 8×8 takes 2 × 167,772,160 bytes (320 MiB).
+//! byte holds depths up to 252 plies; a deeper table is left to the reference core. The bytes
+//! are packed eight to a word, so a pass finds the slots of a depth eight at a time. KRBvKR on
+//! 8×8 takes 2 × 167,772,160 bytes (320 MiB), and a bit per slot more for loss candidates.
 //!
 //! # The iteration
 //!
@@ -26,9 +28,13 @@
 //!   chunk keeps a 256-bit set of the codes written into it, so a pass skips what it need not
 //!   read). Even `d`: every slot of a loss in `d` un-moves to its parents, which become wins in
 //!   `d + 1` unless already won sooner. Odd `d`: every slot of a win in `d` un-moves to its
-//!   undecided parents, and each parent's moves are checked forward: if every move reaches a win
-//!   in at most `d` plies (the triggering one reaches `d`), the parent is lost in one more ply
-//!   than the longest. No counters are kept, so the byte is all the memory a slot needs.
+//!   undecided parents, which are marked in a bitmap of candidates (so a parent with several
+//!   new winning children is examined once); then each candidate's moves are checked forward,
+//!   in slot order: if every move reaches a win in at most `d` plies (the triggering one reaches
+//!   `d`), the candidate is lost in one more ply than the longest. No counters are kept, so the
+//!   byte is all the memory a slot needs. A move into an illegal position (its own king left in
+//!   check) reaches a slot of code `0`, here or in the smaller table, and is no move: legality
+//!   is read from the tables rather than tested.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
