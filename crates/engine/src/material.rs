@@ -33,7 +33,8 @@ pub(crate) fn side_index(side: Side) -> usize {
     }
 }
 
-pub(crate) fn piece_index(piece: Piece) -> usize {
+/// The number of a kind of man: king 0, queen 1, rook 2, bishop 3, knight 4, pawn 5.
+pub fn piece_index(piece: Piece) -> usize {
     match piece {
         Piece::King => 0,
         Piece::Queen => 1,

@@ -339,7 +339,7 @@ pub fn pawn_double_advance(p: &Position, sq1: Square, sq2: Square) -> bool {
 /// move holds (for a pawn: one or two squares along its file, or diagonally forward). Every move
 /// predicate below implies it — `sorties` and `captures` through `attacks`, the pawn moves
 /// through their file and rank conditions — so `successors` need not try other squares.
-fn in_reach((s, piece): Man, sq1: Square, sq2: Square) -> bool {
+pub fn in_reach((s, piece): Man, sq1: Square, sq2: Square) -> bool {
     match piece {
         Piece::King => king_attacks(sq1, sq2),
         Piece::Queen => queen_attacks(sq1, sq2),

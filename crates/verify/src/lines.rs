@@ -3,8 +3,8 @@
 //!
 //! Owns: [`Lines`], [`SquareSet`].
 //! Must never: compute an entry any other way than by calling the natural model's predicate for
-//! it (`king_attacks`, `queen_attacks`, `rook_attacks`, `bishop_attacks`, `knight_attacks`,
-//! `square_between` of `retro_rules`). A test reads every entry back through the accessors the
+//! it (`in_reach`, which is `king_attacks`, `queen_attacks`, `rook_attacks`, `bishop_attacks` or
+//! `knight_attacks` by the kind of man, and `square_between`, of `retro_rules`). A test reads every entry back through the accessors the
 //! checker uses and compares it with the predicate, for every pair (and triple) of squares of
 //! every board up to 16×16.
 //!
@@ -16,10 +16,8 @@
 //! `k_attacks a b` and `between(a, b)` the squares `s` with `square_between a s b`, that is
 //! `b ∈ targets(k, a) ∧ between(a, b) ∩ occupied = ∅` — what [`Lines::attacks`] computes.
 
-use retro_rules::laws::{
-    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
-};
-use retro_rules::{Board, Piece, Square};
+use retro_rules::laws::in_reach;
+use retro_rules::{Board, Piece, Side, Square};
 
 /// A set of squares of a board of at most 256 squares, by square number.
 pub type SquareSet = [u64; 4];
@@ -65,18 +63,6 @@ fn kind_number(piece: Piece) -> usize {
     }
 }
 
-/// The natural model's predicate for a kind of man: `sq2` is within its reach from `sq1`.
-pub fn natural_reach(piece: Piece, sq1: Square, sq2: Square) -> bool {
-    match piece {
-        Piece::King => king_attacks(sq1, sq2),
-        Piece::Queen => queen_attacks(sq1, sq2),
-        Piece::Rook => rook_attacks(sq1, sq2),
-        Piece::Bishop => bishop_attacks(sq1, sq2),
-        Piece::Knight => knight_attacks(sq1, sq2),
-        Piece::Pawn => unreachable!("pawns are not tabulated"),
-    }
-}
-
 /// The tables of one board. Squares are numbered `rank × files + file`.
 pub struct Lines {
     board: Board,
@@ -100,7 +86,7 @@ impl Lines {
                 .iter()
                 .map(|&a| {
                     (0..count as u16)
-                        .filter(|&b| natural_reach(KINDS[k], a, squares[usize::from(b)]))
+                        .filter(|&b| reaches_naturally(KINDS[k], a, squares[usize::from(b)]))
                         .collect()
                 })
                 .collect()
@@ -178,6 +164,11 @@ impl Lines {
     }
 }
 
+/// The natural model's `in_reach` for a man of kind `piece` (a piece: the side does not matter).
+fn reaches_naturally(piece: Piece, sq1: Square, sq2: Square) -> bool {
+    in_reach((Side::White, piece), sq1, sq2)
+}
+
 fn square_of(board: Board, n: u16) -> Square {
     let files = u16::from(board.files());
     Square::new((n % files) as u8, (n / files) as u8)
@@ -204,7 +195,7 @@ mod tests {
                         let listed = lines.targets(kind, na);
                         for &b in &squares {
                             let nb = lines.number(b);
-                            let natural = natural_reach(kind, a, b);
+                            let natural = reaches_naturally(kind, a, b);
                             assert_eq!(lines.reaches(kind, na, nb), natural, "{kind:?} {a} {b}");
                             assert_eq!(listed.contains(&nb), natural, "{kind:?} {a} {b}");
                         }

@@ -169,11 +169,6 @@ impl<'a> Placement<'a> {
         }
     }
 
-    /// The piece of the listed man `i`.
-    pub fn piece(&self, i: usize) -> Piece {
-        self.men[i].1
-    }
-
     /// The natural model's position of these men, with `to_move` to move.
     pub fn position(&self, to_move: Side) -> Position {
         Position::new(

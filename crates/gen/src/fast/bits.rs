@@ -6,6 +6,7 @@
 //! Must never: be used on a board of more than 64 squares (the constructor refuses one).
 
 use retro_engine::geometry::DIRECTIONS;
+use retro_engine::material::piece_index;
 use retro_engine::{Geometry, Sq, SqSet};
 use retro_rules::Piece;
 
@@ -24,24 +25,13 @@ pub struct Bits {
     rays: Vec<[Board64; 8]>,
     /// Whether a direction runs towards higher square numbers.
     increasing: [bool; 8],
-    /// The squares each piece attacks from a square on an empty board (kings, queens, rooks,
-    /// bishops, knights), to rule out slider look-ups cheaply.
-    empty_board: [Vec<Board64>; 5],
+    /// The squares each piece attacks from a square on an empty board, by `piece_index` (the
+    /// pawn's entry stays empty), to rule out slider look-ups cheaply.
+    empty_board: [Vec<Board64>; 6],
 }
 
 fn word(set: SqSet) -> Board64 {
     set.iter().fold(0, |w, sq| w | 1 << sq)
-}
-
-fn piece_slot(piece: Piece) -> usize {
-    match piece {
-        Piece::King => 0,
-        Piece::Queen => 1,
-        Piece::Rook => 2,
-        Piece::Bishop => 3,
-        Piece::Knight => 4,
-        Piece::Pawn => unreachable!("the fast core handles pawnless material"),
-    }
 }
 
 impl Bits {
@@ -72,7 +62,7 @@ impl Bits {
             Piece::Bishop,
             Piece::Knight,
         ] {
-            bits.empty_board[piece_slot(piece)] = (0..count as Sq)
+            bits.empty_board[piece_index(piece)] = (0..count as Sq)
                 .map(|sq| bits.attacks(piece, sq, 0))
                 .collect();
         }
@@ -117,7 +107,7 @@ impl Bits {
     #[inline(always)]
     pub fn attacks_square(&self, piece: Piece, sq: Sq, target: Sq, occ: Board64) -> bool {
         let bit = 1u64 << target;
-        if self.empty_board[piece_slot(piece)][usize::from(sq)] & bit == 0 {
+        if self.empty_board[piece_index(piece)][usize::from(sq)] & bit == 0 {
             return false;
         }
         matches!(piece, Piece::King | Piece::Knight) || self.attacks(piece, sq, occ) & bit != 0

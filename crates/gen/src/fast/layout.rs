@@ -188,11 +188,6 @@ impl Layout {
         })
     }
 
-    /// The men, in slot order.
-    pub fn men(&self) -> &[(Side, Piece)] {
-        &self.men
-    }
-
     /// The number of men.
     pub fn men_count(&self) -> usize {
         self.men.len()
@@ -221,25 +216,14 @@ impl Layout {
         slot
     }
 
-    /// The squares of `slot`.
-    #[inline(always)]
-    pub fn decode(&self, mut slot: u64, squares: &mut [Sq]) {
-        for i in (1..self.men.len()).rev() {
-            let (q, r) = self.divisor.div_rem(slot);
-            squares[i] = r as Sq;
-            slot = q;
-        }
-        squares[0] = self.region[slot as usize];
+    /// The number of squares of the board.
+    pub fn square_count(&self) -> u64 {
+        self.squares
     }
 
     /// Whether a symmetry other than the identity fixes `sq`.
     pub fn is_fixed(&self, sq: Sq) -> bool {
         !self.fixers[usize::from(sq)].is_empty()
-    }
-
-    /// Whether every man but the kings is alone of its kind.
-    pub fn men_are_distinct(&self) -> bool {
-        self.groups.iter().all(|&(_, count)| count == 1)
     }
 
     /// Whether `sq` lies in the region (a white king there needs no fold).
@@ -353,19 +337,14 @@ impl Layout {
     /// order.
     pub fn for_each_holder(&self, squares: &[Sq], mut visit: impl FnMut(u64)) {
         let n = squares.len();
-        let mut images: Vec<[Sq; MAX_MEN]> = Vec::with_capacity(1 + self.fixers.len());
-        let mut first = [0 as Sq; MAX_MEN];
-        first[..n].copy_from_slice(squares);
-        images.push(first);
+        let mut image = [0 as Sq; MAX_MEN];
+        image[..n].copy_from_slice(squares);
+        self.orders(&mut image[..n], 0, &mut visit);
         for &s in &self.fixers[usize::from(squares[0])] {
             let map = &self.maps[usize::from(s)];
-            let mut image = [0 as Sq; MAX_MEN];
             for (i, &sq) in squares.iter().enumerate() {
                 image[i] = map[usize::from(sq)];
             }
-            images.push(image);
-        }
-        for mut image in images {
             self.orders(&mut image[..n], 0, &mut visit);
         }
     }
@@ -405,11 +384,18 @@ mod tests {
         for (files, ranks, material) in [(8, 8, "KRBvKR"), (5, 5, "KQvKN"), (6, 4, "KRRvK")] {
             let geo = Geometry::new(Board::new(files, ranks).unwrap());
             let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
-            let mut squares = [0 as Sq; MAX_MEN];
-            for slot in (0..layout.size()).step_by(997) {
-                layout.decode(slot, &mut squares);
-                assert_eq!(layout.slot(&squares[..layout.men_count()]), slot);
+            match layout.men_count() {
+                4 => round_trip::<4>(&layout),
+                5 => round_trip::<5>(&layout),
+                n => unreachable!("{n} men"),
             }
+        }
+    }
+
+    fn round_trip<const N: usize>(layout: &Layout) {
+        for slot in (0..layout.size()).step_by(997) {
+            let squares: [Sq; N] = layout.decode_array(slot);
+            assert_eq!(layout.slot(&squares), slot);
         }
     }
 

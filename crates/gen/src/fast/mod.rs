@@ -537,7 +537,7 @@ impl<const N: usize> Core<'_, N> {
     /// when the last man stands on one of its lines (a man elsewhere blocks none of them).
     fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
         let last = N - 1;
-        let squares = self.shared.mirror_rank.len() as u64;
+        let squares = self.shared.layout.square_count();
         let mut slot = first;
         while slot < end {
             let run_start = slot - slot % squares;
