@@ -306,7 +306,7 @@ impl Builder {
     ) -> Result<BuildReport, fast::Declined> {
         let start = Instant::now();
         let geo = &self.geo;
-        if fast::bits::Bits::new(geo).is_none() {
+        if geo.square_count() > fast::bits::MAX_SQUARES {
             return Err(fast::Declined::Unsupported);
         }
         let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;

@@ -101,7 +101,7 @@ use scheme::Scheme;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Why a table could not be checked (as opposed to failing the check).
@@ -186,6 +186,28 @@ pub struct Checker {
     board: Board,
     dir: PathBuf,
     open: Mutex<HashMap<Men, Arc<Stored>>>,
+    /// The board's tables, made on the first check and kept for the others.
+    tables: OnceLock<BoardTables>,
+}
+
+/// What the checker tabulates once per board: the natural model's geometry, and each square's
+/// number after the board is turned top to bottom (the colours exchanged).
+struct BoardTables {
+    lines: Lines,
+    mirror: Vec<u32>,
+}
+
+impl BoardTables {
+    fn new(board: Board) -> BoardTables {
+        let lines = Lines::new(board);
+        let mirror = (0..board.square_count() as u16)
+            .map(|k| {
+                let sq = lines.square(k);
+                u32::from(lines.number(Square::new(sq.file, board.ranks() - 1 - sq.rank)))
+            })
+            .collect();
+        BoardTables { lines, mirror }
+    }
 }
 
 impl Checker {
@@ -195,6 +217,7 @@ impl Checker {
             board,
             dir: dir.into(),
             open: Mutex::new(HashMap::new()),
+            tables: OnceLock::new(),
         }
     }
 
@@ -301,19 +324,14 @@ impl Checker {
             }
         };
         let listed = scheme.men().to_vec();
-        let lines = Lines::new(self.board);
+        let BoardTables { lines, mirror } =
+            self.tables.get_or_init(|| BoardTables::new(self.board));
         let captures = self.capture_targets(men, &listed)?;
-        let mirror: Vec<u32> = (0..self.board.square_count() as u16)
-            .map(|k| {
-                let sq = lines.square(k);
-                u32::from(lines.number(Square::new(sq.file, self.board.ranks() - 1 - sq.rank)))
-            })
-            .collect();
         let children = Children {
             scheme,
             table: &stored.table,
             captures: &captures,
-            mirror: &mirror,
+            mirror,
         };
         scheme
             .pairs()
@@ -329,9 +347,11 @@ impl Checker {
                     let index = scheme
                         .index_of_numbers(numbers)
                         .expect("canonical pairs have an index");
-                    let placement = Placement::new(&lines, &listed, numbers);
+                    let placement = Placement::new(lines, &listed, numbers);
+                    // Each side's king in check; a side may move only if the other's is not.
+                    let in_check = Side::ALL.map(|side| placement.in_check(side));
                     for (s, side) in Side::ALL.into_iter().enumerate() {
-                        if !placement.is_legal(side) {
+                        if in_check[1 - s] {
                             continue;
                         }
                         legal[s].fetch_add(1, Ordering::Relaxed);
@@ -339,7 +359,7 @@ impl Checker {
                             .table
                             .value(side == Side::White, index)
                             .map_err(VerifyError::from)
-                            .and_then(|v| Ok((v, children.summarise(&placement, side)?)));
+                            .and_then(|v| Ok((v, children.summarise(&placement, side, in_check[s])?)));
                         let (stored_value, summary) = match outcome {
                             Ok(found) => found,
                             Err(e) => {
@@ -669,9 +689,15 @@ struct Children<'a> {
 }
 
 impl Children<'_> {
-    fn summarise(&self, placement: &Placement, side: Side) -> Result<Summary, VerifyError> {
+    /// The moves of `placement` with `side` to move, whose king is in check when `in_check`.
+    fn summarise(
+        &self,
+        placement: &Placement,
+        side: Side,
+        in_check: bool,
+    ) -> Result<Summary, VerifyError> {
         let mut summary = Summary {
-            in_check: placement.in_check(side),
+            in_check,
             all_wins: true,
             ..Summary::default()
         };
