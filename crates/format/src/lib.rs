@@ -463,6 +463,17 @@ impl Table {
         })
     }
 
+    /// The entry codes of one side to move, for reading many entries.
+    pub fn codes(&self, white_to_move: bool) -> Codes<'_> {
+        let width = usize::from(self.header.value_width);
+        let half = self.header.entries_per_side as usize * width;
+        let start = self.body_start + if white_to_move { 0 } else { half };
+        Codes {
+            bytes: &self.map[start..start + half],
+            wide: width == 2,
+        }
+    }
+
     /// The value at `index` for the given side to move.
     pub fn value(&self, white_to_move: bool, index: u64) -> Result<Value, FormatError> {
         self.code(white_to_move, index).map(Value::from_code)
@@ -471,6 +482,34 @@ impl Table {
     /// The raw body: `2 × entries_per_side` entries of `value_width` bytes.
     pub fn body(&self) -> &[u8] {
         &self.map[self.body_start..]
+    }
+}
+
+/// The entry codes of one side to move of a [`Table`].
+#[derive(Clone, Copy)]
+pub struct Codes<'a> {
+    bytes: &'a [u8],
+    wide: bool,
+}
+
+impl Codes<'_> {
+    /// The entry code at `index`, or `None` past the last entry.
+    #[inline]
+    pub fn get(&self, index: u64) -> Option<u32> {
+        let index = usize::try_from(index).ok()?;
+        if self.wide {
+            let at = index.checked_mul(2)?;
+            let pair = self.bytes.get(at..at + 2)?;
+            Some(u32::from(u16::from_le_bytes([pair[0], pair[1]])))
+        } else {
+            self.bytes.get(index).map(|&b| u32::from(b))
+        }
+    }
+
+    /// The value at `index`, or `None` past the last entry.
+    #[inline]
+    pub fn value(&self, index: u64) -> Option<Value> {
+        self.get(index).map(Value::from_code)
     }
 }
 
@@ -527,6 +566,13 @@ mod tests {
             assert_eq!(t.value(true, 3).unwrap(), Value::Win(31));
             assert_eq!(t.value(false, 3).unwrap(), Value::Loss(30));
             assert_eq!(t.value(true, 2).unwrap(), Value::Loss(0));
+            for white in [true, false] {
+                let codes = t.codes(white);
+                for i in 0..5 {
+                    assert_eq!(codes.value(i), Some(t.value(white, i).unwrap()));
+                }
+                assert_eq!(codes.get(5), None);
+            }
             assert!(matches!(
                 t.value(true, 5),
                 Err(FormatError::IndexOutOfRange { .. })

@@ -94,7 +94,7 @@ use lines::Lines;
 use men::Men;
 use moves::{Placement, Step};
 use rayon::prelude::*;
-use retro_format::{FormatError, Table, Value};
+use retro_format::{Codes, FormatError, Table, Value};
 use retro_rules::laws::{in_check, successors};
 use retro_rules::{Board, Piece, Position, Side, Square};
 use scheme::Scheme;
@@ -330,7 +330,12 @@ impl Checker {
         let children = Children {
             scheme,
             table: &stored.table,
+            codes: both_sides(&stored.table),
             captures: &captures,
+            capture_codes: captures
+                .iter()
+                .map(|c| c.as_ref().map(|c| both_sides(&c.stored.table)))
+                .collect(),
             mirror,
         };
         scheme
@@ -339,13 +344,14 @@ impl Checker {
             .try_for_each(|&pair| -> Result<(), VerifyError> {
                 let mut result = Ok(());
                 let mut examined = 0;
+                let mut legal_here = [0u64; 2];
                 scheme.for_each_placement_numbers(pair, |numbers| {
                     examined += 1;
                     if result.is_err() || !scheme.is_canonical_numbers(numbers) {
                         return;
                     }
                     let index = scheme
-                        .index_of_numbers(numbers)
+                        .index_of_canonical(numbers)
                         .expect("canonical pairs have an index");
                     let placement = Placement::new(lines, &listed, numbers);
                     // Each side's king in check; a side may move only if the other's is not.
@@ -354,12 +360,12 @@ impl Checker {
                         if in_check[1 - s] {
                             continue;
                         }
-                        legal[s].fetch_add(1, Ordering::Relaxed);
+                        legal_here[s] += 1;
                         let outcome = stored
                             .table
                             .value(side == Side::White, index)
                             .map_err(VerifyError::from)
-                            .and_then(|v| Ok((v, children.summarise(&placement, side, in_check[s])?)));
+                            .and_then(|v| Ok((v, children.summarise(&placement, index, side, in_check[s])?)));
                         let (stored_value, summary) = match outcome {
                             Ok(found) => found,
                             Err(e) => {
@@ -382,6 +388,9 @@ impl Checker {
                         }
                     }
                 });
+                for (total, here) in legal.iter().zip(legal_here) {
+                    total.fetch_add(here, Ordering::Relaxed);
+                }
                 progress(examined);
                 result
             })?;
@@ -684,15 +693,21 @@ impl Summary {
 struct Children<'a> {
     scheme: &'a Scheme,
     table: &'a Table,
+    /// The table's entries, White to move first.
+    codes: [Codes<'a>; 2],
     captures: &'a [Option<CaptureTarget>],
+    /// The entries of each capture's table, White to move first.
+    capture_codes: Vec<Option<[Codes<'a>; 2]>>,
     mirror: &'a [u32],
 }
 
 impl Children<'_> {
-    /// The moves of `placement` with `side` to move, whose king is in check when `in_check`.
+    /// The moves of `placement` (canonical, at `index`) with `side` to move, whose king is in
+    /// check when `in_check`.
     fn summarise(
         &self,
         placement: &Placement,
+        index: u64,
         side: Side,
         in_check: bool,
     ) -> Result<Summary, VerifyError> {
@@ -706,7 +721,7 @@ impl Children<'_> {
             if error.is_some() {
                 return;
             }
-            match self.value_after(side, step, after) {
+            match self.value_after(placement.numbers(), index, side, step, after) {
                 Ok(value) => {
                     summary.moves += 1;
                     match value {
@@ -731,15 +746,31 @@ impl Children<'_> {
         error.map_or(Ok(summary), Err)
     }
 
-    /// The stored value of the position after `step` (the opponent of `side` to move).
-    fn value_after(&self, side: Side, step: Step, after: &[u32]) -> Result<Value, VerifyError> {
+    /// The stored value of the position after `step` from `before` (canonical, at `index`),
+    /// the opponent of `side` to move.
+    fn value_after(
+        &self,
+        before: &[u32],
+        index: u64,
+        side: Side,
+        step: Step,
+        after: &[u32],
+    ) -> Result<Value, VerifyError> {
         let white_to_move = side == Side::Black;
         let Some(captured) = step.captured else {
-            let index = self
-                .scheme
-                .index_of_numbers(after)
-                .ok_or_else(|| no_entry(self.table))?;
-            return Ok(self.table.value(white_to_move, index)?);
+            let shortcut = if step.man >= 2 {
+                self.scheme.index_after_move(index, before, after, step.man)
+            } else {
+                None
+            };
+            let index = match shortcut {
+                Some(index) => index,
+                None => self
+                    .scheme
+                    .index_of_numbers(after)
+                    .ok_or_else(|| no_entry(self.table))?,
+            };
+            return read(self.table, &self.codes, white_to_move, index);
         };
         let target = self.captures[captured]
             .as_ref()
@@ -760,11 +791,40 @@ impl Children<'_> {
             .scheme
             .index_of_numbers(&numbers[..k])
             .ok_or_else(|| no_entry(&target.stored.table))?;
-        Ok(target
-            .stored
-            .table
-            .value(white_to_move != target.flipped, index)?)
+        let codes = self.capture_codes[captured]
+            .as_ref()
+            .expect("kings are never captured");
+        read(
+            &target.stored.table,
+            codes,
+            white_to_move != target.flipped,
+            index,
+        )
     }
+}
+
+/// A table's entries, White to move first.
+fn both_sides(table: &Table) -> [Codes<'_>; 2] {
+    [table.codes(true), table.codes(false)]
+}
+
+/// The value at `index` of a table's entries `codes` (White to move first).
+#[inline]
+fn read(
+    table: &Table,
+    codes: &[Codes; 2],
+    white_to_move: bool,
+    index: u64,
+) -> Result<Value, VerifyError> {
+    codes[usize::from(!white_to_move)]
+        .value(index)
+        .ok_or_else(|| {
+            VerifyError::Format(FormatError::IndexOutOfRange {
+                material: table.header().material.clone(),
+                index,
+                entries: table.header().entries_per_side,
+            })
+        })
 }
 
 fn no_entry(table: &Table) -> VerifyError {

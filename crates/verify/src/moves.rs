@@ -133,8 +133,12 @@ impl<'a> Placement<'a> {
                 if !crate::lines::disjoint(self.lines.between(a as u16, b), &self.occupied) {
                     continue;
                 }
+                let occupant = if crate::lines::contains(&self.occupied, b) {
+                    self.numbers[..n].iter().position(|&m| m == u32::from(b))
+                } else {
+                    None
+                };
                 let b = u32::from(b);
-                let occupant = self.numbers[..n].iter().position(|&m| m == b);
                 if occupant.is_some_and(|j| self.men[j].0 == to_move) {
                     continue;
                 }

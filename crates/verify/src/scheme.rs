@@ -28,7 +28,11 @@
 //! White king's and the Black king's squares first, and keys are compared lexicographically, so
 //! a symmetry giving a larger king pair gives a larger key; the minimum over all symmetries is
 //! therefore the minimum over those that minimise the king pair (the *minimisers*, kept for
-//! every pair of squares). The tests compare both forms on whole categories.
+//! every pair of squares). When a man other than a king moves, the king pair stays; if the
+//! identity is its only minimiser, the least keys before and after are the placements' own
+//! numbers, and the indices differ only in the moved man's group digit
+//! ([`Scheme::index_after_move`]). The tests compare every form with the definition on whole
+//! categories.
 
 use crate::men::Men;
 use retro_rules::laws::king_attacks;
@@ -39,6 +43,19 @@ use std::collections::HashMap;
 pub const MAX_MEN: usize = 8;
 
 type Key = [u32; MAX_MEN];
+
+/// The symmetries (by number) that take one pair of squares to its least image.
+#[derive(Clone, Copy, Default)]
+struct Minimisers {
+    list: [u8; 8],
+    len: u8,
+}
+
+impl Minimisers {
+    fn as_slice(&self) -> &[u8] {
+        &self.list[..usize::from(self.len)]
+    }
+}
 
 /// A symmetry of the board, as a map on squares.
 pub type Symmetry = Box<dyn Fn(Square) -> Square + Send + Sync>;
@@ -73,11 +90,15 @@ pub struct Scheme {
     /// By `wk × count + bk`: the pair's number, or `u64::MAX` for no canonical pair.
     pair_table: Vec<u64>,
     /// By `wk × count + bk`: the symmetries taking the pair to its least image.
-    minimisers: Vec<Vec<u8>>,
+    minimisers: Vec<Minimisers>,
     /// `C(n, k)` for `n ≤ count`, `k ≤ MAX_MEN`.
     binomials: Vec<[u64; MAX_MEN + 1]>,
     /// (first man, number of men) of each group of identical men after the kings.
     groups: Vec<(usize, usize)>,
+    /// For each listed man after the kings: its group, and what one unit of that group's
+    /// digit adds to the index (the product of the radices of the later groups).
+    group_of: [usize; MAX_MEN],
+    weights: Vec<u64>,
     symmetries: Vec<Symmetry>,
     pair_number: HashMap<(u32, u32), u64>,
     pairs: Vec<(u32, u32)>,
@@ -141,20 +162,29 @@ impl Scheme {
         for (i, &(wk, bk)) in pairs.iter().enumerate() {
             pair_table[wk as usize * count + bk as usize] = i as u64;
         }
-        let mut minimisers = vec![Vec::new(); count * count];
+        let mut minimisers = vec![Minimisers::default(); count * count];
         for wk in 0..count {
             for bk in 0..count {
                 let image = |g: &Vec<u32>| (g[wk], g[bk]);
                 let least = maps.iter().map(image).min().expect("the identity");
-                minimisers[wk * count + bk] = (0..maps.len())
-                    .filter(|&g| image(&maps[g]) == least)
-                    .map(|g| g as u8)
-                    .collect();
+                let entry = &mut minimisers[wk * count + bk];
+                for g in (0..maps.len()).filter(|&g| image(&maps[g]) == least) {
+                    entry.list[usize::from(entry.len)] = g as u8;
+                    entry.len += 1;
+                }
             }
         }
         let binomials = (0..=n)
             .map(|m| std::array::from_fn(|k| binomial(m, k as u64)))
             .collect();
+        let mut group_of = [usize::MAX; MAX_MEN];
+        let mut weights = vec![1u64; groups.len()];
+        for (g, &(start, size)) in groups.iter().enumerate().rev() {
+            group_of[start..start + size].fill(g);
+            if g > 0 {
+                weights[g - 1] = weights[g] * binomial(n, size as u64);
+            }
+        }
         Scheme {
             board,
             count,
@@ -164,6 +194,8 @@ impl Scheme {
             binomials,
             men: listed,
             groups,
+            group_of,
+            weights,
             symmetries,
             pair_number,
             pairs,
@@ -330,20 +362,82 @@ impl Scheme {
                 .map(|&g| self.image_key_of_numbers(usize::from(g), numbers))
                 .min()?,
         };
+        self.index_of_least_key(&key)
+    }
+
+    /// [`Scheme::index_of_numbers`] of a placement that is its own canonical image with
+    /// identical men in increasing order (as [`Scheme::for_each_placement_numbers`] lists
+    /// them), whose key is therefore its own numbers.
+    #[inline]
+    pub fn index_of_canonical(&self, numbers: &[u32]) -> Option<u64> {
+        let mut key = [u32::MAX; MAX_MEN];
+        key[..numbers.len()].copy_from_slice(numbers);
+        self.index_of_least_key(&key)
+    }
+
+    /// The index of a placement whose least key is `key`.
+    #[inline]
+    fn index_of_least_key(&self, key: &Key) -> Option<u64> {
         let pair = self.pair_table[key[0] as usize * self.count + key[1] as usize];
         if pair == u64::MAX {
             return None;
         }
         let mut digits = 0u64;
         for &(start, count) in &self.groups {
-            let rank: u64 = key[start..start + count]
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| self.binomials[d as usize][i + 1])
-                .sum();
-            digits = digits * self.binomials[self.count][count] + rank;
+            digits =
+                digits * self.binomials[self.count][count] + self.rank(&key[start..start + count]);
         }
         Some(pair * self.inner + digits)
+    }
+
+    /// The combinatorial rank `Σ C(dᵢ, i+1)` of a group's squares `d₀ < d₁ < …`.
+    #[inline]
+    fn rank(&self, sorted: &[u32]) -> u64 {
+        sorted
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| self.binomials[d as usize][i + 1])
+            .sum()
+    }
+
+    /// The rank of the squares of group `g` in `numbers`, sorted first.
+    #[inline(always)]
+    fn group_rank(&self, g: usize, numbers: &[u32]) -> u64 {
+        let (start, count) = self.groups[g];
+        if count == 1 {
+            return u64::from(numbers[start]);
+        }
+        let mut squares = [0u32; MAX_MEN];
+        squares[..count].copy_from_slice(&numbers[start..start + count]);
+        squares[..count].sort_unstable();
+        self.rank(&squares[..count])
+    }
+
+    /// [`Scheme::index_of_numbers`] of `after`, which is the placement `before` (canonical,
+    /// identical men in increasing order, at `index`) with the man `man`, not a king, on another square; `None` when
+    /// this shortcut does not apply and the index must be found the general way.
+    ///
+    /// The kings stand where they stood, so the same symmetries minimise the king pair (see the
+    /// module documentation). When the identity is the only one, the least key of each
+    /// placement is its own numbers with each group sorted; the two keys then differ only in
+    /// the moved man's group, and so do the two indices' digits: `index(after) = index +
+    /// (rank of the group in after − rank in before) × the group's weight`.
+    #[inline]
+    pub fn index_after_move(
+        &self,
+        index: u64,
+        before: &[u32],
+        after: &[u32],
+        man: usize,
+    ) -> Option<u64> {
+        let pair = before[0] as usize * self.count + before[1] as usize;
+        if self.minimisers[pair].len != 1 {
+            return None;
+        }
+        let g = self.group_of[man];
+        let old = self.group_rank(g, before);
+        let new = self.group_rank(g, after);
+        Some((index + new * self.weights[g]) - old * self.weights[g])
     }
 
     /// [`Scheme::is_canonical`] of a placement given by square numbers whose kings form a
@@ -353,6 +447,7 @@ impl Scheme {
         let pair = numbers[0] as usize * self.count + numbers[1] as usize;
         let own = self.image_key_of_numbers(0, numbers);
         self.minimisers[pair]
+            .as_slice()
             .iter()
             .all(|&g| self.image_key_of_numbers(usize::from(g), numbers) >= own)
     }
@@ -396,7 +491,8 @@ impl Scheme {
 mod tests {
     use super::*;
 
-    /// The shortcut forms equal the definition on every placement of several categories.
+    /// The shortcut forms equal the definition on every placement of several categories, and
+    /// on every placement one man away from a canonical one.
     #[test]
     fn number_forms_equal_the_definition() {
         for (files, ranks, material) in [
@@ -433,10 +529,30 @@ mod tests {
                 if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
                     != u64::MAX
                 {
-                    assert_eq!(
-                        scheme.is_canonical_numbers(&numbers),
-                        scheme.is_canonical(&placement)
-                    );
+                    let canonical = scheme.is_canonical(&placement);
+                    assert_eq!(scheme.is_canonical_numbers(&numbers), canonical);
+                    // As the checker visits them: canonical, identical men in increasing order.
+                    if canonical && scheme.key(&placement)[..n] == numbers[..] {
+                        let index = scheme.index(&placement);
+                        assert_eq!(scheme.index_of_canonical(&numbers), index);
+                        // Every other square for every man but the kings.
+                        for man in 2..n {
+                            for to in 0..squares.len() as u32 {
+                                if numbers.contains(&to) {
+                                    continue;
+                                }
+                                let mut after = numbers.clone();
+                                after[man] = to;
+                                let moved: Vec<Square> =
+                                    after.iter().map(|&k| scheme.square(k)).collect();
+                                if let Some(shortcut) =
+                                    scheme.index_after_move(index.unwrap(), &numbers, &after, man)
+                                {
+                                    assert_eq!(Some(shortcut), scheme.index(&moved));
+                                }
+                            }
+                        }
+                    }
                 }
             }
             for &pair in scheme.pairs() {
