@@ -42,7 +42,7 @@
 //! pairs, symmetry group and combinatorial digits it describes.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The first eight bytes of every table file.
@@ -283,29 +283,112 @@ pub fn write_table(path: &Path, header: &Header, body: &[u8]) -> Result<(), Form
             found: body.len() as u64,
         });
     }
-    let mut hasher = blake3::Hasher::new();
-    hasher.update_rayon(body);
-    let head = header_bytes(header, hasher.finalize().as_bytes());
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_error(dir))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("table");
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let serial = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = File::create(&temp).map_err(io_error(&temp))?;
-        file.write_all(&head).map_err(io_error(&temp))?;
-        file.write_all(body).map_err(io_error(&temp))?;
-        file.sync_all().map_err(io_error(&temp))?;
-        fs::rename(&temp, path).map_err(io_error(path))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    let writer = TableWriter::create(path, header)?;
+    writer.write_body_at(0, body)?;
+    writer.finish()
+}
+
+/// A table file being written: the body goes straight into a temporary file beside the
+/// destination, in pieces at any offsets and from any thread ([`TableWriter::write_body_at`]),
+/// so it never has to be held in memory whole; [`TableWriter::finish`] then hashes it, writes
+/// the header, flushes the file to disk and renames it over the destination. Dropped
+/// unfinished, it removes the temporary file and leaves any previous file untouched.
+pub struct TableWriter {
+    path: PathBuf,
+    temp: PathBuf,
+    file: File,
+    header: Header,
+    header_length: u64,
+    body_length: u64,
+    finished: bool,
+}
+
+impl TableWriter {
+    /// Starts writing the table `header` describes, to end up at `path`.
+    pub fn create(path: &Path, header: &Header) -> Result<TableWriter, FormatError> {
+        let body_length = header
+            .entries_per_side
+            .checked_mul(2 * u64::from(header.value_width))
+            .ok_or_else(|| FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                what: "impossible size".into(),
+            })?;
+        let header_length = header_bytes(header, &[0; HASH_LEN]).len() as u64;
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("table");
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let serial = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&temp)
+            .map_err(io_error(&temp))?;
+        let writer = TableWriter {
+            path: path.to_path_buf(),
+            temp,
+            file,
+            header: header.clone(),
+            header_length,
+            body_length,
+            finished: false,
+        };
+        writer
+            .file
+            .set_len(header_length + body_length)
+            .map_err(io_error(&writer.temp))?;
+        Ok(writer)
     }
-    result
+
+    /// Writes `bytes` into the body at byte `offset` (entries of White to move first, then of
+    /// Black to move, each `value_width` bytes).
+    pub fn write_body_at(&self, offset: u64, bytes: &[u8]) -> Result<(), FormatError> {
+        use std::os::unix::fs::FileExt;
+        let end = offset.checked_add(bytes.len() as u64);
+        if end.is_none_or(|end| end > self.body_length) {
+            return Err(FormatError::WrongLength {
+                path: self.path.clone(),
+                expected: self.body_length,
+                found: end.unwrap_or(u64::MAX),
+            });
+        }
+        self.file
+            .write_all_at(bytes, self.header_length + offset)
+            .map_err(io_error(&self.temp))
+    }
+
+    /// Hashes the body, writes the header, flushes the file and renames it into place.
+    pub fn finish(mut self) -> Result<(), FormatError> {
+        use std::os::unix::fs::FileExt;
+        // SAFETY: the temporary file is this writer's own; nothing writes it while it is mapped.
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::Mmap::map(&self.file) }.map_err(io_error(&self.temp))?;
+        let mut hasher = blake3::Hasher::new();
+        hasher.update_rayon(&map[self.header_length as usize..]);
+        drop(map);
+        let head = header_bytes(&self.header, hasher.finalize().as_bytes());
+        self.file
+            .write_all_at(&head, 0)
+            .map_err(io_error(&self.temp))?;
+        self.file.sync_all().map_err(io_error(&self.temp))?;
+        fs::rename(&self.temp, &self.path).map_err(io_error(&self.path))?;
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for TableWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
 }
 
 /// A table opened for reading: header checked, body checksum verified, body memory-mapped.
@@ -637,5 +720,35 @@ mod tests {
         assert!(write_table(&path, &h, &[1, 2, 3]).is_err());
         assert!(encode_body(&h, [300u32].into_iter()).is_err());
         assert_eq!(fs::read(&path).unwrap(), before);
+        // A writer dropped unfinished, or asked to write past the body, changes nothing.
+        let writer = TableWriter::create(&path, &h).unwrap();
+        assert!(writer.write_body_at(8, &[1, 1, 1]).is_err());
+        writer.write_body_at(0, &[1, 1]).unwrap();
+        drop(writer);
+        assert_eq!(fs::read(&path).unwrap(), before);
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+    }
+
+    #[test]
+    fn a_body_written_in_pieces_equals_one_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = fs::read(sample(dir.path(), 2)).unwrap();
+        let h = header(5, 2);
+        let body = &whole[whole.len() - 20..];
+        let path = dir.path().join("pieces.rtb");
+        let writer = TableWriter::create(&path, &h).unwrap();
+        for (k, piece) in body.chunks(3).enumerate().rev() {
+            writer.write_body_at(3 * k as u64, piece).unwrap();
+        }
+        writer.finish().unwrap();
+        assert_eq!(fs::read(&path).unwrap(), whole);
+        assert_eq!(
+            Table::open(&path).unwrap().value(true, 3).unwrap(),
+            Value::Win(31)
+        );
     }
 }

@@ -324,18 +324,28 @@ impl Builder {
                 }
                 .into());
             }
+            if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
+                return Err(fast::Declined::TooDeep);
+            }
             subs.push(fast::convert::load_subtable(geo, &table, smaller)?);
         }
         let built = fast::build(geo, material, &subs, observer)?;
         drop(subs);
         let max_plies = built.max_plies;
         let header = self.header(&indexer, max_plies);
-        let body =
-            fast::convert::encode_body(geo, &indexer, &built, usize::from(header.value_width));
+        let path = self.path_of(material);
+        let writer = retro_format::TableWriter::create(&path, &header).map_err(GenError::from)?;
+        fast::convert::write_body(
+            geo,
+            &indexer,
+            &built,
+            usize::from(header.value_width),
+            &writer,
+        )
+        .map_err(GenError::from)?;
         let (depths, init_seconds) = (built.depths, built.init_seconds);
         drop(built);
-        let path = self.path_of(material);
-        retro_format::write_table(&path, &header, &body).map_err(GenError::from)?;
+        writer.finish().map_err(GenError::from)?;
         Ok(BuildReport {
             material,
             path,

@@ -1,7 +1,7 @@
 //! Between the stored index and the working layout.
 //!
 //! Owns: reading a stored table into every slot of its layout ([`load_subtable`]) and writing
-//! the work table as a stored body ([`encode_body`]).
+//! the work table as a stored body ([`write_body`]).
 //! Must never: decide a value; it only moves codes between numberings.
 
 use super::layout::{Layout, MAX_MEN};
@@ -9,9 +9,9 @@ use super::{Built, Subtable, CANNOT_LOSE, DECIDED, NONE, UNKNOWN};
 use crate::GenError;
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Sq, TABLE_MEN};
-use retro_format::Table;
+use retro_format::{FormatError, Table, TableWriter};
 use retro_rules::Side;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Mutex;
 
 fn unsupported(material: Material, reason: impl ToString) -> GenError {
@@ -32,13 +32,19 @@ pub fn load_subtable(
     let layout = Layout::new(geo, material)
         .ok_or_else(|| unsupported(material, "no slot layout for this material"))?;
     let slots = usize::try_from(layout.size()).map_err(|_| unsupported(material, "too large"))?;
+    if table.header().max_plies > SUBTABLE_MAX_PLIES {
+        return Err(unsupported(
+            material,
+            "mates too long for one byte an entry",
+        ));
+    }
     let n = layout.men_count();
     let failure = Mutex::new(None);
-    let mut codes: [Vec<u16>; 2] = [Vec::new(), Vec::new()];
+    let mut codes: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     for (x, out) in codes.iter_mut().enumerate() {
         let side = Side::ALL[x];
         let mut cells = Vec::with_capacity(slots);
-        cells.resize_with(slots, || AtomicU16::new(0));
+        cells.resize_with(slots, || AtomicU8::new(0));
         let inner = indexer.inner_size();
         let width = usize::from(table.header().value_width);
         let half =
@@ -56,9 +62,9 @@ pub fn load_subtable(
                     .enumerate()
                 {
                     let code = if width == 1 {
-                        u16::from(entry[0])
+                        entry[0]
                     } else {
-                        u16::from_le_bytes([entry[0], entry[1]])
+                        narrow(u16::from_le_bytes([entry[0], entry[1]]))
                     };
                     if code != 0 {
                         cells[base + k].store(code, Ordering::Relaxed);
@@ -70,7 +76,7 @@ pub fn load_subtable(
                 let Some(p) = p else { return };
                 let code = match table.code(x == 0, i) {
                     Ok(0) => return,
-                    Ok(code) => code as u16,
+                    Ok(code) => narrow(code as u16),
                     Err(e) => {
                         failure
                             .lock()
@@ -89,13 +95,24 @@ pub fn load_subtable(
                 });
             });
         });
-        *out = cells.into_iter().map(AtomicU16::into_inner).collect();
+        *out = cells.into_iter().map(AtomicU8::into_inner).collect();
     }
     if let Some(e) = failure.into_inner().expect("no panics while locked") {
         return Err(e);
     }
     Ok(Subtable::new(layout, codes))
 }
+
+/// A stored entry code as one byte: callers load only tables whose longest mate is at most
+/// [`SUBTABLE_MAX_PLIES`], whose codes all fit.
+#[inline]
+fn narrow(code: u16) -> u8 {
+    u8::try_from(code).expect("the table's longest mate fits a byte")
+}
+
+/// The longest mate, in plies, of a table [`load_subtable`] takes: its codes (`2 + plies`) fit
+/// a byte.
+pub const SUBTABLE_MAX_PLIES: u32 = u8::MAX as u32 - 2;
 
 /// The squares of a position with its kings on `wk`, `bk` and every other man on square 0.
 fn pair_squares(wk: Sq, bk: Sq, n: usize) -> Vec<Sq> {
@@ -115,37 +132,44 @@ fn stored_code(work: u8) -> u16 {
     }
 }
 
-/// The body of the stored table (both sides to move, `width` bytes an entry, in the order of
-/// `indexer`) from the work table.
-pub fn encode_body(geo: &Geometry, indexer: &Indexer, built: &Built, width: usize) -> Vec<u8> {
-    let entries = indexer.size() as usize;
+/// Writes the body of the stored table (both sides to move, `width` bytes an entry, in the
+/// order of `indexer`) from the work table into `writer`, one king pair at a time.
+pub fn write_body(
+    geo: &Geometry,
+    indexer: &Indexer,
+    built: &Built,
+    width: usize,
+    writer: &TableWriter,
+) -> Result<(), FormatError> {
+    let entries = indexer.size();
     let layout = &built.layout;
     let n = layout.men_count();
-    let mut body = vec![0u8; 2 * entries * width];
     let inner = indexer.inner_size();
-    for (x, out) in body.chunks_mut(entries * width).enumerate() {
-        let side = Side::ALL[x];
-        let cells = &built.cells[x];
-        out.par_chunks_mut(width * inner as usize)
-            .enumerate()
-            .for_each(|(pair, out)| {
-                let first = pair as u64 * inner;
-                let end = first + inner;
-                let (wk, bk) = indexer.king_pair(pair);
-                if indexer.men_are_distinct()
-                    && indexer.kings_fixed_by_identity_only(wk, bk)
-                    && layout.in_region(wk)
-                {
-                    // Every index of the pair is canonical; its digits are a slot's last
-                    // fields, and overlaps are slots of code 0.
-                    let base = layout.slot(&pair_squares(wk, bk, n)) as usize;
-                    let cells = cells.bytes(base as u64, base as u64 + inner);
-                    for (slot, cell) in out.chunks_exact_mut(width).zip(cells) {
-                        let code = stored_code(cell).to_le_bytes();
-                        slot.copy_from_slice(&code[..width]);
-                    }
-                    return;
+    let tasks: Vec<(usize, usize)> = (0..2)
+        .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
+        .collect();
+    tasks.into_par_iter().try_for_each_init(
+        || vec![0u8; inner as usize * width],
+        |out, (x, pair)| {
+            let side = Side::ALL[x];
+            let cells = &built.cells[x];
+            let first = pair as u64 * inner;
+            let end = first + inner;
+            let (wk, bk) = indexer.king_pair(pair);
+            if indexer.men_are_distinct()
+                && indexer.kings_fixed_by_identity_only(wk, bk)
+                && layout.in_region(wk)
+            {
+                // Every index of the pair is canonical; its digits are a slot's last
+                // fields, and overlaps are slots of code 0.
+                let base = layout.slot(&pair_squares(wk, bk, n)) as usize;
+                let cells = cells.bytes(base as u64, base as u64 + inner);
+                for (slot, cell) in out.chunks_exact_mut(width).zip(cells) {
+                    let code = stored_code(cell).to_le_bytes();
+                    slot.copy_from_slice(&code[..width]);
                 }
+            } else {
+                out.fill(0);
                 indexer.for_each_position::<TABLE_MEN>(geo, first..end, side, |i, p| {
                     let Some(p) = p else { return };
                     let mut squares = [0 as Sq; MAX_MEN];
@@ -158,7 +182,8 @@ pub fn encode_body(geo: &Geometry, indexer: &Indexer, built: &Built, width: usiz
                     let at = (i - first) as usize * width;
                     out[at..at + width].copy_from_slice(&code[..width]);
                 });
-            });
-    }
-    body
+            }
+            writer.write_body_at((x as u64 * entries + first) * width as u64, out)
+        },
+    )
 }

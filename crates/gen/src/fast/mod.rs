@@ -89,12 +89,12 @@ fn decided(plies: u32) -> u8 {
 pub struct Subtable {
     layout: Layout,
     /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot.
-    codes: [Vec<u16>; 2],
+    codes: [Vec<u8>; 2],
 }
 
 impl Subtable {
     /// A table's entry codes spread over all slots of its layout.
-    pub fn new(layout: Layout, codes: [Vec<u16>; 2]) -> Subtable {
+    pub fn new(layout: Layout, codes: [Vec<u8>; 2]) -> Subtable {
         Subtable { layout, codes }
     }
 }
