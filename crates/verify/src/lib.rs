@@ -396,14 +396,10 @@ impl Checker {
             })?;
         // (P): exactly the legal positions have entries.
         for (s, side) in Side::ALL.into_iter().enumerate() {
+            let codes = stored.table.codes(side == Side::White);
             let entries = (0..scheme.size())
                 .into_par_iter()
-                .filter(|&i| {
-                    stored
-                        .table
-                        .code(side == Side::White, i)
-                        .is_ok_and(|c| c != 0)
-                })
+                .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
                 .count() as u64;
             let positions = legal[s].load(Ordering::Relaxed);
             if entries != positions {
