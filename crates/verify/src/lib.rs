@@ -754,12 +754,7 @@ impl Children<'_> {
     ) -> Result<Value, VerifyError> {
         let white_to_move = side == Side::Black;
         let Some(captured) = step.captured else {
-            let shortcut = if step.man >= 2 {
-                self.scheme.index_after_move(index, before, after, step.man)
-            } else {
-                None
-            };
-            let index = match shortcut {
+            let index = match self.scheme.index_after_move(index, before, after, step.man) {
                 Some(index) => index,
                 None => self
                     .scheme

@@ -4,9 +4,9 @@
 //! Owns: [`Lines`], [`SquareSet`].
 //! Must never: compute an entry any other way than by calling the natural model's predicate for
 //! it (`in_reach`, which is `king_attacks`, `queen_attacks`, `rook_attacks`, `bishop_attacks` or
-//! `knight_attacks` by the kind of man, and `square_between`, of `retro_rules`). A test reads every entry back through the accessors the
-//! checker uses and compares it with the predicate, for every pair (and triple) of squares of
-//! every board up to 16×16.
+//! `knight_attacks` by the kind of man, and `square_between`, of `retro_rules`). A test reads
+//! every entry back through the accessors the checker uses and compares it with the predicate,
+//! for every pair (and triple) of squares of every board up to 16×16.
 //!
 //! # Why the checker may use these tables
 //!
@@ -41,8 +41,7 @@ pub fn contains(set: &SquareSet, n: u16) -> bool {
 }
 
 /// The kinds of men that move as pieces (pawns advance and capture differently, and are not
-/// tabulated).
-/// In the order of `kind_number`.
+/// tabulated), in the order of `kind_number`.
 pub const KINDS: [Piece; 5] = [
     Piece::King,
     Piece::Queen,
