@@ -26,7 +26,8 @@ pub struct MaterialError {
 /// The order in which men of one side are listed: K Q R B N P.
 const LISTING: [Piece; 6] = Piece::ALL;
 
-pub(crate) fn side_index(side: Side) -> usize {
+/// The number of a side: White 0, Black 1.
+pub fn side_index(side: Side) -> usize {
     match side {
         Side::White => 0,
         Side::Black => 1,

@@ -198,10 +198,16 @@ impl Layout {
         self.size
     }
 
-    /// How far a move of man `i` moves the slot per square number.
-    #[inline]
-    pub fn stride(&self, i: usize) -> u64 {
-        self.strides[i]
+    /// The slot after man `i` of `slot` moves from square `from` to `to`, when the move needs
+    /// no fold: the slot moves by the man's stride per square number.
+    #[inline(always)]
+    pub fn moved(&self, slot: u64, i: usize, from: Sq, to: Sq) -> u64 {
+        let stride = self.strides[i];
+        if to > from {
+            slot + u64::from(to - from) * stride
+        } else {
+            slot - u64::from(from - to) * stride
+        }
     }
 
     /// The slot of `squares`, whose white king must stand in the region.

@@ -65,6 +65,7 @@ use bits::{Bits, Board64};
 use cells::Cells;
 use layout::{Layout, MAX_MEN};
 use rayon::prelude::*;
+use retro_engine::material::side_index;
 use retro_engine::{Geometry, Material, Sq};
 use retro_format::Value;
 use retro_rules::Piece;
@@ -434,10 +435,6 @@ fn is_slider(piece: Piece) -> bool {
     matches!(piece, Piece::Queen | Piece::Rook | Piece::Bishop)
 }
 
-fn side_index(side: retro_rules::Side) -> usize {
-    usize::from(side == retro_rules::Side::Black)
-}
-
 fn bitmap(bits: u64) -> Vec<AtomicU64> {
     let mut v = Vec::with_capacity(bits.div_ceil(64) as usize);
     v.resize_with(bits.div_ceil(64) as usize, || AtomicU64::new(0));
@@ -697,6 +694,15 @@ impl<const N: usize> Core<'_, N> {
             })
     }
 
+    /// Whether a move of man `i` must fold the squares again rather than move the slot by a
+    /// stride: the White king's always, the Black king's when the White king stands on a square
+    /// a symmetry fixes (`white_king_fixed`), a man with an identical companion always (the
+    /// men's order may change).
+    #[inline(always)]
+    fn needs_fold(&self, i: usize, white_king_fixed: bool) -> bool {
+        i == 0 || (i == 1 && white_king_fixed) || self.refold[i]
+    }
+
     /// Calls `visit` with every slot, side `1 − x` to move, that has a quiet move into `slot`
     /// (side `x` to move) — and with the slots of un-moves into illegal positions (the side
     /// not to move in check), whose cells are `0`: callers skip those.
@@ -713,20 +719,13 @@ impl<const N: usize> Core<'_, N> {
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
-                // A king move may need the fold: the White king's always, the Black king's
-                // when the White king stands on a square a symmetry fixes.
-                if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
+                if self.needs_fold(i, white_king_fixed) {
                     let mut before = p.sq;
                     before[i] = t;
                     self.shared.layout.fold(&mut before[..]);
                     self.shared.layout.for_each_image(&before[..], &mut visit);
                 } else {
-                    let stride = self.shared.layout.stride(i);
-                    visit(if t > from {
-                        slot + u64::from(t - from) * stride
-                    } else {
-                        slot - u64::from(from - t) * stride
-                    });
+                    visit(self.shared.layout.moved(slot, i, from, t));
                 }
             }
         }
@@ -817,18 +816,13 @@ impl<const N: usize> Core<'_, N> {
                         _ => return None,
                     }
                 } else {
-                    let child = if i == 0 || (i == 1 && white_king_fixed) || self.refold[i] {
+                    let child = if self.needs_fold(i, white_king_fixed) {
                         let mut after = p.sq;
                         after[i] = t;
                         self.shared.layout.fold(&mut after[..]);
                         self.shared.layout.slot(&after[..])
                     } else {
-                        let stride = self.shared.layout.stride(i);
-                        if t > from {
-                            slot + u64::from(t - from) * stride
-                        } else {
-                            slot - u64::from(from - t) * stride
-                        }
+                        self.shared.layout.moved(slot, i, from, t)
                     };
                     let code = self.cells[y].get(child);
                     if code == NONE {
