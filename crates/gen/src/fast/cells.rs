@@ -1,27 +1,35 @@
-//! The work table: one byte per slot, packed eight to a 64-bit word.
+//! The work table: one byte per slot, read and written a byte at a time, scanned eight at a
+//! time.
 //!
-//! Owns: [`Cells`] — reading and writing one slot's byte from any thread, and finding every slot
-//! of a range that holds a given byte eight slots per load.
-//! Must never: lose a write: a byte is replaced by a compare-exchange on its word, so writes to
-//! the other bytes of the word by other threads survive.
+//! Owns: [`Cells`] — reading and writing one slot's byte from any thread, storing whole words
+//! of eight slots, and finding every slot of a range that holds a given byte eight slots per
+//! load.
+//! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
+//! bytes of its word alone; two threads writing one byte at once write the same value (the
+//! passes of `super` are built so). Whole words are read ([`Cells::for_each_equal`]) or
+//! written ([`Cells::set_word`]) only where no other thread writes a byte of them: a pass scans
+//! one side's table while writing the other's, and a thread scanning a chunk of its own side
+//! is the only one writing that chunk.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use super::words::Words;
+use std::sync::atomic::Ordering;
 
 const LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// One byte per slot, shared between threads.
 pub struct Cells {
-    words: Vec<AtomicU64>,
+    words: Words,
     len: u64,
 }
 
 impl Cells {
     /// `len` slots, all 0.
     pub fn new(len: u64) -> Cells {
-        let mut words = Vec::with_capacity(len.div_ceil(8) as usize);
-        words.resize_with(len.div_ceil(8) as usize, || AtomicU64::new(0));
-        Cells { words, len }
+        Cells {
+            words: Words::zeroed(len.div_ceil(8) as usize),
+            len,
+        }
     }
 
     /// The number of slots.
@@ -37,29 +45,20 @@ impl Cells {
     /// The byte of `slot`.
     #[inline(always)]
     pub fn get(&self, slot: u64) -> u8 {
-        (self.words[(slot >> 3) as usize].load(Ordering::Relaxed) >> ((slot & 7) * 8)) as u8
+        self.words.bytes()[slot as usize].load(Ordering::Relaxed)
     }
 
     /// Sets the byte of `slot`.
     #[inline(always)]
     pub fn set(&self, slot: u64, code: u8) {
-        let word = &self.words[(slot >> 3) as usize];
-        let shift = (slot & 7) * 8;
-        let mut old = word.load(Ordering::Relaxed);
-        loop {
-            let new = (old & !(0xFF << shift)) | (u64::from(code) << shift);
-            match word.compare_exchange_weak(old, new, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return,
-                Err(now) => old = now,
-            }
-        }
+        self.words.bytes()[slot as usize].store(code, Ordering::Relaxed);
     }
 
-    /// Stores the eight bytes of the word holding slots `8k .. 8k + 8` at once (for a writer
-    /// that owns the word).
+    /// Stores the eight bytes of slots `8k .. 8k + 8` at once, slot `8k + b` in bits
+    /// `8b .. 8b + 8` of `bytes` (for a writer that owns the word).
     #[inline(always)]
     pub fn set_word(&self, k: usize, bytes: u64) {
-        self.words[k].store(bytes, Ordering::Relaxed);
+        self.words.words()[k].store(u64::from_le(bytes), Ordering::Relaxed);
     }
 
     /// Calls `visit` with every slot of `first..end` (`first` a multiple of 8) whose byte is
@@ -69,7 +68,7 @@ impl Cells {
         debug_assert_eq!(first % 8, 0);
         let pattern = u64::from(code) * 0x0101_0101_0101_0101;
         for k in (first / 8)..end.div_ceil(8) {
-            let x = self.words[k as usize].load(Ordering::Relaxed) ^ pattern;
+            let x = self.words.words()[k as usize].load(Ordering::Relaxed).to_le() ^ pattern;
             // The high bit of each byte of `x` that is zero; exact, with no carries between
             // bytes, as each byte's low seven bits plus 0x7F stay below 0x100.
             let mut zero = !(((x & LOW_BITS) + LOW_BITS) | x) & HIGH_BITS;

@@ -59,6 +59,7 @@ pub mod bits;
 pub mod cells;
 pub mod convert;
 pub mod layout;
+pub mod words;
 
 use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
@@ -75,8 +76,11 @@ const NONE: u8 = 0;
 const UNKNOWN: u8 = 1;
 const CANNOT_LOSE: u8 = 2;
 const DECIDED: u8 = 3;
+/// An undecided slot whose every move may now reach a win: written by the first half of an
+/// odd depth's pass, cleared by the second.
+const CANDIDATE: u8 = u8::MAX;
 /// The deepest value a work byte holds.
-pub const MAX_WORK_PLIES: u32 = 252;
+pub const MAX_WORK_PLIES: u32 = (CANDIDATE - 1 - DECIDED) as u32;
 const CHUNK_BITS: u32 = 12;
 const CHUNK: u64 = 1 << CHUNK_BITS;
 const NO_MAN: usize = usize::MAX;
@@ -148,9 +152,6 @@ struct Core<'a, const N: usize> {
     grouped: bool,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
-    /// Candidates for a loss at the current depth, a bit per slot, and the chunks holding any.
-    candidates: [Vec<AtomicU64>; 2],
-    flagged: [Vec<AtomicBool>; 2],
     too_deep: AtomicBool,
     /// The largest code stored so far.
     deepest: AtomicU32,
@@ -298,8 +299,6 @@ fn solve<const N: usize>(
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
-        candidates: [bitmap(size), bitmap(size)],
-        flagged: [flags(chunks), flags(chunks)],
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
     };
@@ -353,49 +352,50 @@ fn solve<const N: usize>(
     let mut depth: u32 = 0;
     loop {
         let code = decided(depth);
-        let tasks: Vec<(usize, usize)> = (0..2)
-            .flat_map(|x| (0..chunks).map(move |c| (x, c)))
-            .filter(|&(x, c)| {
-                core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
+        let mut found = 0;
+        // One side at a time: its table is scanned while only the other side's is written.
+        for x in 0..2 {
+            let tasks: Vec<usize> = (0..chunks)
+                .filter(|&c| core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
                     & (1 << (code & 63))
-                    != 0
-            })
-            .collect();
-        let found: u64 = tasks
-            .par_iter()
-            .map(|&(x, chunk)| {
-                let first = chunk as u64 * CHUNK;
-                let end = (first + CHUNK).min(size);
-                let mut count = 0;
-                core.cells[x].for_each_equal(first, end, code, |slot| {
-                    count += 1;
-                    if depth % 2 == 0 {
-                        core.mark_wins(slot, x, depth + 1);
-                    } else {
-                        core.mark_candidates(slot, x);
-                    }
-                });
-                observer.progressed(count);
-                count
-            })
-            .sum();
-        if depth % 2 == 1 {
-            // The undecided parents of this depth's wins, each once, in slot order.
-            let candidate_chunks: Vec<(usize, usize)> = (0..2)
-                .flat_map(|y| (0..chunks).map(move |c| (y, c)))
-                .filter(|&(y, c)| core.flagged[y][c].swap(false, Ordering::Relaxed))
+                    != 0)
                 .collect();
-            candidate_chunks.par_iter().for_each(|&(y, chunk)| {
-                let words = CHUNK as usize / 64;
-                for w in chunk * words..((chunk + 1) * words).min(core.candidates[y].len()) {
-                    let mut bits = core.candidates[y][w].swap(0, Ordering::Relaxed);
-                    while bits != 0 {
-                        let slot = w as u64 * 64 + u64::from(bits.trailing_zeros());
-                        bits &= bits - 1;
+            found += tasks
+                .par_iter()
+                .map(|&chunk| {
+                    let first = chunk as u64 * CHUNK;
+                    let end = (first + CHUNK).min(size);
+                    let mut count = 0;
+                    core.cells[x].for_each_equal(first, end, code, |slot| {
+                        count += 1;
+                        if depth % 2 == 0 {
+                            core.mark_wins(slot, x, depth + 1);
+                        } else {
+                            core.mark_candidates(slot, x);
+                        }
+                    });
+                    observer.progressed(count);
+                    count
+                })
+                .sum::<u64>();
+        }
+        if depth % 2 == 1 {
+            // The candidates, each once, in slot order; each chunk's are written by its task
+            // alone, and their moves read the other side's table, which no task writes.
+            let (word, bit) = (usize::from(CANDIDATE >> 6), 1u64 << (CANDIDATE & 63));
+            for y in 0..2 {
+                let tasks: Vec<usize> = (0..chunks)
+                    .filter(|&c| core.presence[y][c][word].load(Ordering::Relaxed) & bit != 0)
+                    .collect();
+                tasks.par_iter().for_each(|&chunk| {
+                    core.presence[y][chunk][word].fetch_and(!bit, Ordering::Relaxed);
+                    let first = chunk as u64 * CHUNK;
+                    let end = (first + CHUNK).min(size);
+                    core.cells[y].for_each_equal(first, end, CANDIDATE, |slot| {
                         core.find_loss(slot, y, depth);
-                    }
-                }
-            });
+                    });
+                });
+            }
         }
         core.check()?;
         if found == 0 && u32::from(code) >= deepest.load(Ordering::Relaxed) {
@@ -433,18 +433,6 @@ fn solve<const N: usize>(
 
 fn is_slider(piece: Piece) -> bool {
     matches!(piece, Piece::Queen | Piece::Rook | Piece::Bishop)
-}
-
-fn bitmap(bits: u64) -> Vec<AtomicU64> {
-    let mut v = Vec::with_capacity(bits.div_ceil(64) as usize);
-    v.resize_with(bits.div_ceil(64) as usize, || AtomicU64::new(0));
-    v
-}
-
-fn flags(chunks: usize) -> Vec<AtomicBool> {
-    let mut v = Vec::with_capacity(chunks);
-    v.resize_with(chunks, || AtomicBool::new(false));
-    v
 }
 
 fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
@@ -753,30 +741,23 @@ impl<const N: usize> Core<'_, N> {
     fn mark_candidates(&self, slot: u64, x: usize) {
         let y = 1 - x;
         self.for_each_parent(slot, x, |parent| {
-            if self.cells[y].get(parent) != UNKNOWN {
-                return;
-            }
-            let word = &self.candidates[y][(parent / 64) as usize];
-            let bit = 1u64 << (parent % 64);
-            if word.load(Ordering::Relaxed) & bit == 0 {
-                word.fetch_or(bit, Ordering::Relaxed);
-                let flag = &self.flagged[y][(parent >> CHUNK_BITS) as usize];
-                if !flag.load(Ordering::Relaxed) {
-                    flag.store(true, Ordering::Relaxed);
-                }
+            if self.cells[y].get(parent) == UNKNOWN {
+                self.cells[y].set(parent, CANDIDATE);
+                self.mark_present(y, parent, CANDIDATE);
             }
         });
     }
 
     /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
-    /// win is lost.
+    /// win is lost; any other is undecided again.
     fn find_loss(&self, slot: u64, x: usize, depth: u32) {
-        if let Some(longest) = self.longest_forced_win(slot, x, depth) {
-            let code = self.code_for(longest + 1);
-            if code != UNKNOWN {
-                self.cells[x].set(slot, code);
-                self.note(x, slot, code);
-            }
+        let code = match self.longest_forced_win(slot, x, depth) {
+            Some(longest) => self.code_for(longest + 1),
+            None => UNKNOWN,
+        };
+        self.cells[x].set(slot, code);
+        if code != UNKNOWN {
+            self.note(x, slot, code);
         }
     }
 
@@ -843,14 +824,23 @@ impl<const N: usize> Core<'_, N> {
         Some(longest)
     }
 
-    /// Records that `code` was written into `slot`'s chunk on side `x`.
+    /// Records that the value `code` was written into `slot`'s chunk on side `x`.
     #[inline]
     fn note(&self, x: usize, slot: u64, code: u8) {
-        let word = &self.presence[x][(slot >> CHUNK_BITS) as usize][usize::from(code >> 6)];
-        let bit = 1u64 << (code & 63);
-        if word.load(Ordering::Relaxed) & bit == 0 {
-            word.fetch_or(bit, Ordering::Relaxed);
+        if self.mark_present(x, slot, code) {
             self.deepest.fetch_max(u32::from(code), Ordering::Relaxed);
         }
+    }
+
+    /// Records that `code` was written into `slot`'s chunk on side `x`; whether it is new there.
+    #[inline]
+    fn mark_present(&self, x: usize, slot: u64, code: u8) -> bool {
+        let word = &self.presence[x][(slot >> CHUNK_BITS) as usize][usize::from(code >> 6)];
+        let bit = 1u64 << (code & 63);
+        let new = word.load(Ordering::Relaxed) & bit == 0;
+        if new {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        new
     }
 }
