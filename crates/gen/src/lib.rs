@@ -165,7 +165,7 @@ pub struct BuildReport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Core {
     /// The fast core ([`fast`]) wherever it applies (pawnless, boards of at most 64 squares,
-    /// depths of at most 252 plies), the reference core elsewhere.
+    /// depths of at most 251 plies), the reference core elsewhere.
     #[default]
     Fast,
     /// The reference core of this module, everywhere.
@@ -177,6 +177,9 @@ pub struct Builder {
     geo: Geometry,
     dir: PathBuf,
     core: Core,
+    /// The watch codes the fast core starts with (`None`: one per square); tests take many
+    /// to leave few depths, and so make it build again without.
+    watch_keys: Option<u8>,
 }
 
 impl Builder {
@@ -186,6 +189,7 @@ impl Builder {
             geo: Geometry::new(board),
             dir: dir.into(),
             core: Core::Fast,
+            watch_keys: None,
         }
     }
 
@@ -329,7 +333,7 @@ impl Builder {
             }
             subs.push(fast::convert::load_subtable(geo, &table, smaller)?);
         }
-        let built = fast::build(geo, material, &subs, observer)?;
+        let built = fast::build(geo, material, &subs, self.watch_keys, observer)?;
         drop(subs);
         let max_plies = built.max_plies;
         let header = self.header(&indexer, max_plies);

@@ -234,6 +234,35 @@ fn fast_core_equals_reference_core_on_small_boards() {
 }
 
 #[test]
+fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it() {
+    // 248 watch codes leave the work byte three depths (0 to 2 plies): KRvK on 5×5 mates in
+    // more, so the first attempt gives up and the second, without watching, builds it.
+    let board = Board::new(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let reference_dir = tempfile::tempdir().unwrap();
+    let mut fast = Builder::new(board, dir.path());
+    fast.watch_keys = Some(248);
+    let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
+    let targets = ["KRvK".parse().unwrap(), "KQvKR".parse().unwrap()];
+    reference.build(&targets, &Silent).unwrap();
+    for report in fast.build(&targets, &Silent).unwrap() {
+        assert_eq!(report.core, Some(Core::Fast), "{}", report.material);
+        let mine = Table::open(&report.path).unwrap();
+        let theirs = Table::open(&reference.path_of(report.material)).unwrap();
+        assert_eq!(mine.header(), theirs.header(), "{}", report.material);
+        assert!(mine.body() == theirs.body(), "{}", report.material);
+    }
+    assert!(
+        Table::open(&fast.path_of(targets[0]))
+            .unwrap()
+            .header()
+            .max_plies
+            > 2,
+        "the test needs a table deeper than the first attempt holds"
+    );
+}
+
+#[test]
 fn fast_core_equals_reference_core_on_8x8() {
     cores_agree(
         (8, 8),

@@ -68,7 +68,10 @@ impl Cells {
         debug_assert_eq!(first % 8, 0);
         let pattern = u64::from(code) * 0x0101_0101_0101_0101;
         for k in (first / 8)..end.div_ceil(8) {
-            let x = self.words.words()[k as usize].load(Ordering::Relaxed).to_le() ^ pattern;
+            let x = self.words.words()[k as usize]
+                .load(Ordering::Relaxed)
+                .to_le()
+                ^ pattern;
             // The high bit of each byte of `x` that is zero; exact, with no carries between
             // bytes, as each byte's low seven bits plus 0x7F stay below 0x100.
             let mut zero = !(((x & LOW_BITS) + LOW_BITS) | x) & HIGH_BITS;
@@ -82,9 +85,15 @@ impl Cells {
         }
     }
 
-    /// The bytes of `first..end`, in order.
+    /// The bytes of `first..end`, in order, read a word at a time (while no thread writes).
     pub fn bytes(&self, first: u64, end: u64) -> impl Iterator<Item = u8> + '_ {
-        (first..end).map(|slot| self.get(slot))
+        let words = self.words.words();
+        (first / 8..end.div_ceil(8)).flat_map(move |k| {
+            let bytes = words[k as usize].load(Ordering::Relaxed).to_le_bytes();
+            let from = first.saturating_sub(8 * k).min(8) as usize;
+            let to = (end - 8 * k).min(8) as usize;
+            bytes.into_iter().take(to).skip(from)
+        })
     }
 }
 
@@ -118,6 +127,22 @@ mod tests {
                     .collect();
                 assert_eq!(found, wanted, "code {code} in {first}..{end}");
             }
+        }
+        for (first, end) in [
+            (0, 1000),
+            (3, 5),
+            (5, 21),
+            (8, 16),
+            (7, 9),
+            (999, 1000),
+            (4, 4),
+        ] {
+            let bytes: Vec<u8> = cells.bytes(first, end).collect();
+            assert_eq!(
+                bytes,
+                expected[first as usize..end as usize],
+                "{first}..{end}"
+            );
         }
     }
 

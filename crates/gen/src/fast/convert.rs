@@ -5,7 +5,7 @@
 //! Must never: decide a value; it only moves codes between numberings.
 
 use super::layout::{Layout, MAX_MEN};
-use super::{Built, Subtable, CANNOT_LOSE, DECIDED, NONE, UNKNOWN};
+use super::{Built, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Sq, TABLE_MEN};
@@ -122,16 +122,6 @@ fn pair_squares(wk: Sq, bk: Sq, n: usize) -> Vec<Sq> {
     squares
 }
 
-/// The stored entry code of a work code: `0` none, `1` draw, `2 + plies` decided.
-#[inline]
-fn stored_code(work: u8) -> u16 {
-    match work {
-        NONE => 0,
-        UNKNOWN | CANNOT_LOSE => 1,
-        c => u16::from(c - DECIDED) + 2,
-    }
-}
-
 /// Writes the body of the stored table (both sides to move, `width` bytes an entry, in the
 /// order of `indexer`) from the work table into `writer`, one king pair at a time.
 pub fn write_body(
@@ -148,6 +138,8 @@ pub fn write_body(
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
         .collect();
+    let stored: [[u8; 2]; 256] =
+        std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
     tasks.into_par_iter().try_for_each_init(
         || vec![0u8; inner as usize * width],
         |out, (x, pair)| {
@@ -162,11 +154,16 @@ pub fn write_body(
             {
                 // Every index of the pair is canonical; its digits are a slot's last
                 // fields, and overlaps are slots of code 0.
-                let base = layout.slot(&pair_squares(wk, bk, n)) as usize;
-                let cells = cells.bytes(base as u64, base as u64 + inner);
-                for (slot, cell) in out.chunks_exact_mut(width).zip(cells) {
-                    let code = stored_code(cell).to_le_bytes();
-                    slot.copy_from_slice(&code[..width]);
+                let base = layout.slot(&pair_squares(wk, bk, n));
+                let cells = cells.bytes(base, base + inner);
+                if width == 1 {
+                    for (entry, cell) in out.iter_mut().zip(cells) {
+                        *entry = stored[usize::from(cell)][0];
+                    }
+                } else {
+                    for (entry, cell) in out.chunks_exact_mut(width).zip(cells) {
+                        entry.copy_from_slice(&stored[usize::from(cell)][..width]);
+                    }
                 }
             } else {
                 out.fill(0);
@@ -178,7 +175,7 @@ pub fn write_body(
                     }
                     layout.fold(&mut squares[..n]);
                     let work = cells.get(layout.slot(&squares[..n]));
-                    let code = stored_code(work).to_le_bytes();
+                    let code = built.codes.stored(work).to_le_bytes();
                     let at = (i - first) as usize * width;
                     out[at..at + width].copy_from_slice(&code[..width]);
                 });

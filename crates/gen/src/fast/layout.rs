@@ -256,18 +256,27 @@ impl Layout {
     /// black king to the least of its images, and sorts identical men.
     #[inline]
     pub fn fold(&self, squares: &mut [Sq]) {
+        self.fold_tracking(squares, 0);
+    }
+
+    /// [`Layout::fold`], also returning where the symmetries it applies take square `tracked`.
+    #[inline(always)]
+    pub fn fold_tracking(&self, squares: &mut [Sq], mut tracked: Sq) -> Sq {
         let s = self.fold[usize::from(squares[0])];
         if s != 0 {
             self.apply(s, squares);
+            tracked = self.maps[usize::from(s)][usize::from(tracked)];
         }
         if squares.len() > 1 {
             let s = self.king_fold
                 [usize::from(squares[0]) * self.squares as usize + usize::from(squares[1])];
             if s != 0 {
                 self.apply(s, squares);
+                tracked = self.maps[usize::from(s)][usize::from(tracked)];
             }
         }
         self.sort_groups(squares);
+        tracked
     }
 
     /// Puts identical men in increasing order of square.
@@ -319,7 +328,19 @@ impl Layout {
     /// men, these are all the slots that hold this position.
     #[inline]
     pub fn for_each_image(&self, squares: &[Sq], mut visit: impl FnMut(u64)) {
-        visit(self.slot(squares));
+        self.for_each_image_tracking(squares, 0, |slot, _| visit(slot));
+    }
+
+    /// [`Layout::for_each_image`], also giving where each image's symmetry takes square
+    /// `tracked`.
+    #[inline]
+    pub fn for_each_image_tracking(
+        &self,
+        squares: &[Sq],
+        tracked: Sq,
+        mut visit: impl FnMut(u64, Sq),
+    ) {
+        visit(self.slot(squares), tracked);
         if squares.len() < 2 || self.fixers[usize::from(squares[0])].is_empty() {
             return;
         }
@@ -334,7 +355,10 @@ impl Layout {
                 image[i] = map[usize::from(sq)];
             }
             self.sort_groups(&mut image[..squares.len()]);
-            visit(self.slot(&image[..squares.len()]));
+            visit(
+                self.slot(&image[..squares.len()]),
+                map[usize::from(tracked)],
+            );
         }
     }
 
@@ -433,6 +457,56 @@ mod tests {
         slots.sort_unstable();
         slots.dedup();
         assert_eq!(slots.len(), 12);
+    }
+
+    #[test]
+    fn folds_and_images_track_a_square_with_its_man() {
+        let geo = Geometry::new(Board::STANDARD);
+        for material in ["KRBvKR", "KNNvK"] {
+            let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
+            let n = layout.men_count();
+            let mut seed = 7u64;
+            for _ in 0..20_000 {
+                let mut squares = [0 as Sq; MAX_MEN];
+                for sq in squares.iter_mut().take(n) {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    *sq = (seed >> 58) as Sq;
+                }
+                for i in 0..n {
+                    let mut folded = squares;
+                    let tracked = layout.fold_tracking(&mut folded[..n], squares[i]);
+                    let mut plain = squares;
+                    layout.fold(&mut plain[..n]);
+                    assert_eq!(folded, plain);
+                    // The man keeps its square's image; identical men may swap places.
+                    let same_kind: Vec<usize> =
+                        (0..n).filter(|&j| layout.men[j] == layout.men[i]).collect();
+                    assert!(same_kind.iter().any(|&j| folded[j] == tracked));
+                    let mut images = Vec::new();
+                    layout.for_each_image(&folded[..n], |slot| images.push(slot));
+                    let mut tracked_images = Vec::new();
+                    layout.for_each_image_tracking(&folded[..n], tracked, |slot, sq| {
+                        tracked_images.push((slot, sq))
+                    });
+                    assert_eq!(
+                        images,
+                        tracked_images.iter().map(|&(s, _)| s).collect::<Vec<_>>()
+                    );
+                    for &(slot, sq) in &tracked_images {
+                        match n {
+                            5 => check_tracked::<5>(&layout, slot, sq, &same_kind),
+                            4 => check_tracked::<4>(&layout, slot, sq, &same_kind),
+                            _ => unreachable!(),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_tracked<const N: usize>(layout: &Layout, slot: u64, sq: Sq, same_kind: &[usize]) {
+        let image: [Sq; N] = layout.decode_array(slot);
+        assert!(same_kind.iter().any(|&j| image[j] == sq));
     }
 
     #[test]

@@ -11,10 +11,13 @@
 //!
 //! One byte per slot ([`layout`]) and side to move: `0` not a legal position (men on one square,
 //! or the side not to move in check), `1` undecided, `2` undecided but unable to lose (a capture
-//! reaches a draw), `3 + n` decided in `n` plies (a win when `n` is odd, a loss when even). A
-//! byte holds depths up to 252 plies; a deeper table is left to the reference core. The bytes
-//! are packed eight to a word, so a pass finds the slots of a depth eight at a time. KRBvKR on
-//! 8×8 takes 2 × 167,772,160 bytes (320 MiB), and a bit per slot more for loss candidates.
+//! reaches a draw), `3 + s` undecided and *watching* square `s` (below), `3 + K + n` decided in
+//! `n` plies (a win when `n` is odd, a loss when even; `K` watch codes, one per square of the
+//! board), `255` a loss candidate during a pass. With `K = 64` a byte holds depths up to 187
+//! plies; a deeper table is built again with `K = 0` (251 plies), and a deeper one still is
+//! left to the reference core. Threads write single bytes with plain stores ([`cells`]); a
+//! pass finds the slots of a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes
+//! (320 MiB) and nothing more per slot.
 //!
 //! # The iteration
 //!
@@ -22,19 +25,29 @@
 //!   up in the smaller tables, loaded into their own layouts so that a look-up is a few
 //!   arithmetic operations. A capture into a loss in `k` makes a win in at most `k + 1`, stored
 //!   at once as that win (a quicker one overwrites it); a capture into a draw gives `2`; a
-//!   position in check with no move is mated (`3`); one whose only moves are captures into wins
-//!   is lost after the longest of them, stored at once. Quiet moves are not counted.
-//! * **depth d**, one parallel pass over the chunks of 4,096 slots that hold code `3 + d` (each
-//!   chunk keeps a 256-bit set of the codes written into it, so a pass skips what it need not
-//!   read). Even `d`: every slot of a loss in `d` un-moves to its parents, which become wins in
-//!   `d + 1` unless already won sooner. Odd `d`: every slot of a win in `d` un-moves to its
-//!   undecided parents, which are marked in a bitmap of candidates (so a parent with several
-//!   new winning children is examined once); then each candidate's moves are checked forward,
-//!   in slot order: if every move reaches a win in at most `d` plies (the triggering one reaches
-//!   `d`), the candidate is lost in one more ply than the longest. No counters are kept, so the
-//!   byte is all the memory a slot needs. A move into an illegal position (its own king left in
-//!   check) reaches a slot of code `0`, here or in the smaller table, and is no move: legality
-//!   is read from the tables rather than tested.
+//!   position in check with no move is mated; one whose only moves are captures into wins is
+//!   lost after the longest of them, stored at once. Quiet moves are not counted.
+//! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
+//!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
+//!   need not read), one side to move at a time, so that the side scanned is never the side
+//!   written. Even `d`: every slot of a loss in `d` un-moves to its parents, which become wins
+//!   in `d + 1` unless already won sooner. Odd `d`: every slot of a win in `d` un-moves to its
+//!   undecided parents, which become candidates (code `255`, so a parent with several new
+//!   winning children is examined once) — except a parent watching another square than the
+//!   one the un-moved man stands on in it; then each candidate's moves are checked forward, in
+//!   slot order: if every move reaches a win in at most `d` plies (the triggering one reaches
+//!   `d`), the candidate is lost in one more ply than the longest; otherwise it watches the
+//!   destination of the first move found that does not. A move into an illegal position (its
+//!   own king left in check) reaches a slot of code `0`, here or in the smaller table, and is
+//!   no move: legality is read from the tables rather than tested.
+//!
+//! Watching only skips checks that would fail: a slot watching `s` has a move to `s` whose
+//! position was not won within the depth of its last check, and it cannot be lost before that
+//! position is won, at a later depth; the pass of that depth un-moves from the position's
+//! slots, and one of those un-moves reaches the watching slot with its man standing on `s`
+//! (see below), making it a candidate again. A decided child never changes, so a check that
+//! fails later fails at or after the watched move, and wins the slot skipped checking reached
+//! are still wins.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
@@ -54,6 +67,16 @@
 //! of a black king un-move when the white king stands on such a square (the fold then also
 //! places the black king). A move or un-move of one of several identical men sorts them again,
 //! which only renames men: the slot reached is that of the same position.
+//!
+//! The un-moves also say where the man that moved stands in each parent slot they reach (the
+//! symmetry that folds the parent, applied to its square in the child:
+//! [`layout::Layout::fold_tracking`]). For a parent slot `P` and a move of it to square `b`
+//! whose resulting position is decided, the forward check reads the child slot `C = h(m(P))`
+//! (`h` the fold); the pass of `C`'s depth un-moves the man on `h(b)` back and reaches `P`
+//! through some symmetry `σ` with `σ(P) = P` and the man on `σ(b)`. Either `σ` is the identity
+//! (the man on `b`, as watching needs), or `P` is its own image under `σ`, which fixes both
+//! kings; then the un-move visits `P` under every symmetry fixing the kings, the identity among
+//! them.
 
 pub mod bits;
 pub mod cells;
@@ -75,20 +98,68 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 const NONE: u8 = 0;
 const UNKNOWN: u8 = 1;
 const CANNOT_LOSE: u8 = 2;
-const DECIDED: u8 = 3;
+/// `WATCHING + s`: undecided, and the last check of its moves stopped at a move to square `s`
+/// that reaches no win yet.
+const WATCHING: u8 = 3;
 /// An undecided slot whose every move may now reach a win: written by the first half of an
 /// odd depth's pass, cleared by the second.
 const CANDIDATE: u8 = u8::MAX;
-/// The deepest value a work byte holds.
-pub const MAX_WORK_PLIES: u32 = (CANDIDATE - 1 - DECIDED) as u32;
+/// The deepest value a work byte holds when no codes are spent on watching.
+pub const MAX_WORK_PLIES: u32 = (CANDIDATE - 1 - WATCHING) as u32;
+
+/// The work codes of one build: how many watch codes there are, and so where the decided
+/// codes begin.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkCodes {
+    /// Watch codes, one per square (`0`: none; a checked candidate then goes back to
+    /// `UNKNOWN`, and any new win among its moves makes it a candidate again).
+    watch_keys: u8,
+}
+
+impl WorkCodes {
+    /// The code of a decided slot, `plies` from mate.
+    #[inline(always)]
+    fn decided(self, plies: u32) -> u8 {
+        WATCHING + self.watch_keys + plies as u8
+    }
+
+    /// The deepest value a work byte holds.
+    fn max_plies(self) -> u32 {
+        MAX_WORK_PLIES - u32::from(self.watch_keys)
+    }
+
+    /// The depth of a decided code, or `None` for an undecided or illegal slot.
+    #[inline(always)]
+    fn plies(self, code: u8) -> Option<u32> {
+        if code == CANDIDATE {
+            return None;
+        }
+        code.checked_sub(WATCHING + self.watch_keys).map(u32::from)
+    }
+
+    /// The code of an undecided slot whose first move without a win goes to square `to`.
+    #[inline(always)]
+    fn watching(self, to: Sq) -> u8 {
+        if self.watch_keys == 0 {
+            UNKNOWN
+        } else {
+            WATCHING + to
+        }
+    }
+
+    /// The stored entry code of a work code: `0` none, `1` draw, `2 + plies` decided.
+    #[inline]
+    pub fn stored(self, work: u8) -> u16 {
+        match (work, self.plies(work)) {
+            (NONE, _) => 0,
+            (_, None) => 1,
+            (_, Some(plies)) => plies as u16 + 2,
+        }
+    }
+}
 const CHUNK_BITS: u32 = 12;
 const CHUNK: u64 = 1 << CHUNK_BITS;
 const NO_MAN: usize = usize::MAX;
-
-#[inline]
-fn decided(plies: u32) -> u8 {
-    DECIDED + plies as u8
-}
 
 /// A smaller table in its own layout, for capture look-ups.
 pub struct Subtable {
@@ -119,6 +190,8 @@ pub struct Built {
     pub cells: [Cells; 2],
     /// The layout of the slots.
     pub layout: Layout,
+    /// The codes the cells hold.
+    pub codes: WorkCodes,
     /// The longest depth to mate, in plies.
     pub max_plies: u32,
     /// Retrograde steps taken.
@@ -145,7 +218,9 @@ impl From<GenError> for Declined {
 
 struct Core<'a, const N: usize> {
     /// What every instance shares: tables, men, capture rules.
-    shared: Parts<'a>,
+    shared: &'a Parts<'a>,
+    /// The codes the cells hold.
+    codes: WorkCodes,
     /// Whether a move of man `i` reorders identical men (the slot is then folded again).
     refold: [bool; MAX_MEN],
     /// Whether any man has an identical companion.
@@ -176,11 +251,13 @@ fn without_man(material: Material, i: usize) -> Material {
 }
 
 /// Builds the values of pawnless `material` on `geo`'s board, with `subs` the tables of
-/// [`capture_targets`] in that order.
+/// [`capture_targets`] in that order, first with `watch_keys` watch codes (`None`: one per
+/// square), then, if the depths left are too few, with none.
 pub fn build(
     geo: &Geometry,
     material: Material,
     subs: &[Subtable],
+    watch_keys: Option<u8>,
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
     let start = std::time::Instant::now();
@@ -245,19 +322,32 @@ pub fn build(
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
     };
-    let solved = match n {
-        2 => solve::<2>(parts, material, observer),
-        3 => solve::<3>(parts, material, observer),
-        4 => solve::<4>(parts, material, observer),
-        5 => solve::<5>(parts, material, observer),
-        6 => solve::<6>(parts, material, observer),
-        7 => solve::<7>(parts, material, observer),
-        8 => solve::<8>(parts, material, observer),
-        _ => return Err(Declined::Unsupported),
-    }?;
+    let solve_with = |codes: WorkCodes| match n {
+        2 => solve::<2>(&parts, codes, material, observer),
+        3 => solve::<3>(&parts, codes, material, observer),
+        4 => solve::<4>(&parts, codes, material, observer),
+        5 => solve::<5>(&parts, codes, material, observer),
+        6 => solve::<6>(&parts, codes, material, observer),
+        7 => solve::<7>(&parts, codes, material, observer),
+        8 => solve::<8>(&parts, codes, material, observer),
+        _ => Err(Declined::Unsupported),
+    };
+    // Watching costs a code per square, taken from the depths a byte can hold: a table
+    // deeper than what is left is built again without.
+    let watching = WorkCodes {
+        watch_keys: watch_keys.unwrap_or(layout.square_count() as u8),
+    };
+    let (solved, codes) = match solve_with(watching) {
+        Err(Declined::TooDeep) => {
+            let plain = WorkCodes { watch_keys: 0 };
+            (solve_with(plain)?, plain)
+        }
+        other => (other?, watching),
+    };
     Ok(Built {
         cells: solved.cells,
         layout,
+        codes,
         max_plies: solved.max_plies,
         depths: solved.depths,
         init_seconds: start.elapsed().as_secs_f64() - solved.retrograde_seconds,
@@ -286,7 +376,8 @@ struct Solved {
 
 /// The iteration for a material of `N` men.
 fn solve<const N: usize>(
-    parts: Parts<'_>,
+    parts: &Parts<'_>,
+    codes: WorkCodes,
     material: Material,
     observer: &dyn Observer,
 ) -> Result<Solved, Declined> {
@@ -296,6 +387,7 @@ fn solve<const N: usize>(
     let core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
+        codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
@@ -351,14 +443,16 @@ fn solve<const N: usize>(
     observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
     let mut depth: u32 = 0;
     loop {
-        let code = decided(depth);
+        let code = codes.decided(depth);
         let mut found = 0;
         // One side at a time: its table is scanned while only the other side's is written.
         for x in 0..2 {
             let tasks: Vec<usize> = (0..chunks)
-                .filter(|&c| core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
-                    & (1 << (code & 63))
-                    != 0)
+                .filter(|&c| {
+                    core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
+                        & (1 << (code & 63))
+                        != 0
+                })
                 .collect();
             found += tasks
                 .par_iter()
@@ -402,7 +496,7 @@ fn solve<const N: usize>(
             break;
         }
         depth += 1;
-        if depth > MAX_WORK_PLIES {
+        if depth > codes.max_plies() {
             return Err(Declined::TooDeep);
         }
     }
@@ -415,8 +509,7 @@ fn solve<const N: usize>(
                 .map(move |chunk| {
                     let first = chunk * CHUNK;
                     side.bytes(first, (first + CHUNK).min(side.len()))
-                        .filter(|&c| c >= DECIDED)
-                        .map(|c| u32::from(c - DECIDED))
+                        .filter_map(|c| codes.plies(c))
                         .max()
                         .unwrap_or(0)
                 })
@@ -646,18 +739,18 @@ impl<const N: usize> Core<'_, N> {
         if (in_check || capture_loss.is_some()) && !self.has_quiet_move(p, x) {
             return match capture_loss {
                 Some(l) => self.code_for(l),
-                None => decided(0),
+                None => self.codes.decided(0),
             };
         }
         UNKNOWN
     }
 
     fn code_for(&self, plies: u32) -> u8 {
-        if plies > MAX_WORK_PLIES {
+        if plies > self.codes.max_plies() {
             self.too_deep.store(true, Ordering::Relaxed);
             return UNKNOWN;
         }
-        decided(plies)
+        self.codes.decided(plies)
     }
 
     /// Whether side `x` has a legal move that captures nothing.
@@ -695,7 +788,7 @@ impl<const N: usize> Core<'_, N> {
     /// (side `x` to move) — and with the slots of un-moves into illegal positions (the side
     /// not to move in check), whose cells are `0`: callers skip those.
     #[inline]
-    fn for_each_parent(&self, slot: u64, x: usize, mut visit: impl FnMut(u64)) {
+    fn for_each_parent(&self, slot: u64, x: usize, mut visit: impl FnMut(u64, Sq)) {
         let Some(p) = self.place(slot) else {
             return;
         };
@@ -710,10 +803,12 @@ impl<const N: usize> Core<'_, N> {
                 if self.needs_fold(i, white_king_fixed) {
                     let mut before = p.sq;
                     before[i] = t;
-                    self.shared.layout.fold(&mut before[..]);
-                    self.shared.layout.for_each_image(&before[..], &mut visit);
+                    let to = self.shared.layout.fold_tracking(&mut before[..], from);
+                    self.shared
+                        .layout
+                        .for_each_image_tracking(&before[..], to, &mut visit);
                 } else {
-                    visit(self.shared.layout.moved(slot, i, from, t));
+                    visit(self.shared.layout.moved(slot, i, from, t), from);
                 }
             }
         }
@@ -721,15 +816,16 @@ impl<const N: usize> Core<'_, N> {
 
     /// Even depths: the parents of a loss in `plies − 1` (side `x` to move) are wins in `plies`.
     fn mark_wins(&self, slot: u64, x: usize, plies: u32) {
-        if plies > MAX_WORK_PLIES {
+        if plies > self.codes.max_plies() {
             self.too_deep.store(true, Ordering::Relaxed);
             return;
         }
         let y = 1 - x;
-        let code = decided(plies);
-        self.for_each_parent(slot, x, |parent| {
+        let code = self.codes.decided(plies);
+        self.for_each_parent(slot, x, |parent, _| {
             let old = self.cells[y].get(parent);
-            if old == UNKNOWN || old == CANNOT_LOSE || old > code {
+            // Undecided, or decided later (a win by capture stored ahead of its depth).
+            if old != NONE && (self.codes.plies(old).is_none() || old > code) {
                 self.cells[y].set(parent, code);
                 self.note(y, parent, code);
             }
@@ -737,11 +833,14 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Odd depths, first half: the undecided parents of a win (side `x` to move) become
-    /// candidates for a loss.
+    /// candidates for a loss — unless the last check of a parent's moves stopped at a move of
+    /// another man than the one that moved here: that move still reaches no win (or no win
+    /// yet found), and when it does, its own pass makes the parent a candidate.
     fn mark_candidates(&self, slot: u64, x: usize) {
         let y = 1 - x;
-        self.for_each_parent(slot, x, |parent| {
-            if self.cells[y].get(parent) == UNKNOWN {
+        self.for_each_parent(slot, x, |parent, to| {
+            let old = self.cells[y].get(parent);
+            if old == UNKNOWN || old == self.codes.watching(to) {
                 self.cells[y].set(parent, CANDIDATE);
                 self.mark_present(y, parent, CANDIDATE);
             }
@@ -751,20 +850,23 @@ impl<const N: usize> Core<'_, N> {
     /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
     /// win is lost; any other is undecided again.
     fn find_loss(&self, slot: u64, x: usize, depth: u32) {
-        let code = match self.longest_forced_win(slot, x, depth) {
-            Some(longest) => self.code_for(longest + 1),
-            None => UNKNOWN,
-        };
-        self.cells[x].set(slot, code);
-        if code != UNKNOWN {
-            self.note(x, slot, code);
+        match self.longest_forced_win(slot, x, depth) {
+            Ok(longest) => {
+                let code = self.code_for(longest + 1);
+                self.cells[x].set(slot, code);
+                if code != UNKNOWN {
+                    self.note(x, slot, code);
+                }
+            }
+            Err(watch) => self.cells[x].set(slot, watch),
         }
     }
 
     /// If every move of `slot` (side `x` to move) reaches a position won for the opponent in
-    /// at most `depth` plies (or, by a capture, in any depth), the longest of those wins.
-    fn longest_forced_win(&self, slot: u64, x: usize, depth: u32) -> Option<u32> {
-        let p = self.place(slot)?;
+    /// at most `depth` plies (or, by a capture, in any depth), the longest of those wins;
+    /// otherwise the undecided code that watches the first move found that does not.
+    fn longest_forced_win(&self, slot: u64, x: usize, depth: u32) -> Result<u32, u8> {
+        let p = self.place(slot).ok_or(UNKNOWN)?;
         let y = 1 - x;
         let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         let mut longest = 0;
@@ -794,7 +896,7 @@ impl<const N: usize> Core<'_, N> {
                     match self.capture_value(&after, j, x) {
                         Value::Win(k) => k,
                         Value::Illegal => continue,
-                        _ => return None,
+                        _ => return Err(UNKNOWN),
                     }
                 } else {
                     let child = if self.needs_fold(i, white_king_fixed) {
@@ -809,19 +911,15 @@ impl<const N: usize> Core<'_, N> {
                     if code == NONE {
                         continue;
                     }
-                    if code < DECIDED {
-                        return None;
+                    match self.codes.plies(code) {
+                        Some(k) if k % 2 == 1 && k <= depth => k,
+                        _ => return Err(self.codes.watching(t)),
                     }
-                    let k = u32::from(code - DECIDED);
-                    if k % 2 == 0 || k > depth {
-                        return None;
-                    }
-                    k
                 };
                 longest = longest.max(plies);
             }
         }
-        Some(longest)
+        Ok(longest)
     }
 
     /// Records that the value `code` was written into `slot`'s chunk on side `x`.
