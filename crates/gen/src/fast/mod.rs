@@ -626,7 +626,12 @@ impl<const N: usize> Core<'_, N> {
                 outer_by_side[self.side_of(i)] |= 1 << s;
             }
             let outer_occ = outer_by_side[0] | outer_by_side[1];
-            if (outer_occ.count_ones() as usize) < last {
+            // Men on one square, or (the last man not being a king) kings that are not folded
+            // or that stand side by side: no slot of the run is a legal position.
+            let kings_apart = last < 2
+                || (self.shared.layout.kings_folded(sq[0], sq[1])
+                    && self.shared.bits.attacks(Piece::King, sq[0], 0) & (1 << sq[1]) == 0);
+            if (outer_occ.count_ones() as usize) < last || !kings_apart {
                 for slot in slot..run_end {
                     visit(slot, [NONE, NONE]);
                 }
