@@ -56,15 +56,18 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
-    /// Build depth-to-mate tables by retrograde analysis, with every smaller table their
-    /// captures need (pawnless material of up to 5 men).
+    /// Build depth-to-mate tables by retrograde analysis, with every table their captures and
+    /// promotions lead into (material of up to 5 men, pawns included).
     Gen {
         /// Materials, e.g. KRvK KQvKR (or Hurd's KR_K).
         #[arg(required_unless_present = "up_to")]
         materials: Vec<String>,
-        /// Every pawnless material of at most this many men (kings included), besides any named.
+        /// Every material of at most this many men (kings included), besides any named.
         #[arg(long, value_parser = clap::value_parser!(u8).range(2..=5))]
         up_to: Option<u8>,
+        /// With `--up-to`: only the materials without pawns.
+        #[arg(long, requires = "up_to")]
+        pawnless: bool,
         /// The board, FxR.
         #[arg(long, default_value = "8x8")]
         board: Board,
@@ -427,11 +430,19 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
         Command::Gen {
             materials,
             up_to,
+            pawnless,
             board,
             dir,
             core,
             quiet,
-        } => tables::gen(&materials, up_to, board, dir, core.into(), quiet),
+        } => tables::gen(
+            &materials,
+            up_to.map(|men| (men, !pawnless)),
+            board,
+            dir,
+            core.into(),
+            quiet,
+        ),
         Command::Probe {
             fen,
             dir,

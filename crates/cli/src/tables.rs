@@ -129,16 +129,16 @@ fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
 
 pub fn gen(
     materials: &[String],
-    up_to: Option<u8>,
+    up_to: Option<(u8, bool)>,
     board: Board,
     dir: Option<PathBuf>,
     core: retro_gen::Core,
     quiet: bool,
 ) -> Result<ExitCode> {
     let mut materials = parse_materials(materials)?;
-    if let Some(men) = up_to {
+    if let Some((men, pawns)) = up_to {
         materials.extend(
-            Material::all_up_to(usize::from(men), false)
+            Material::all_up_to(usize::from(men), pawns)
                 .into_iter()
                 .filter(|m| m.is_canonical()),
         );
@@ -149,7 +149,7 @@ pub fn gen(
     for m in &materials {
         if m.len() > 5 {
             bail!(
-                "{m} has {} men; `retro gen` builds pawnless material of up to 5 men",
+                "{m} has {} men; `retro gen` builds material of up to 5 men",
                 m.len()
             );
         }
@@ -401,7 +401,7 @@ fn by_plies_text(s: &retro_tablebase::stats::SideStats, raw: bool) -> String {
 /// One row per material × side to move × convention.
 pub fn stats_tsv(all: &[MaterialStats], board: Board) -> String {
     let mut text = String::from(
-        "material\tboard\tstm\tconvention\tlegal\twin\tdraw\tloss\tlongest_win_plies\tlongest_loss_plies\tlongest_win_fen\tlongest_loss_fen\tpositions_by_plies\n",
+        "material\tboard\tstm\tconvention\tlegal\twin\tdraw\tloss\tlongest_win_plies\tlongest_loss_plies\tlongest_win_fen\tlongest_loss_fen\tpositions_by_plies\tep_legal\tep_win\tep_draw\tep_loss\n",
     );
     for m in all {
         for stm in Side::ALL {
@@ -409,7 +409,7 @@ pub fn stats_tsv(all: &[MaterialStats], board: Board) -> String {
             for raw in [true, false] {
                 let pick = |c: retro_tablebase::stats::Counts| if raw { c.raw } else { c.unique };
                 text.push_str(&format!(
-                    "{}\t{board}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                    "{}\t{board}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
                     m.material,
                     if stm == Side::White { "w" } else { "b" },
                     if raw { "raw" } else { "unique" },
@@ -426,6 +426,10 @@ pub fn stats_tsv(all: &[MaterialStats], board: Board) -> String {
                     s.longest_win.as_ref().map_or("-", |(_, f)| f.as_str()),
                     s.longest_loss.as_ref().map_or("-", |(_, f)| f.as_str()),
                     by_plies_text(s, raw),
+                    pick(s.en_passant.legal),
+                    pick(s.en_passant.win),
+                    pick(s.en_passant.draw),
+                    pick(s.en_passant.loss),
                 ));
             }
         }
@@ -445,6 +449,12 @@ fn stats_json(all: &[MaterialStats], board: Board) -> serde_json::Value {
             "longest_win": s.longest_win.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n.div_ceil(2), "fen": f })),
             "longest_loss": s.longest_loss.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n / 2, "fen": f })),
             "positions_by_plies": s.by_plies.iter().map(|(n, c)| json!({ "plies": n, "raw": c.raw, "unique": c.unique })).collect::<Vec<_>>(),
+            "en_passant": {
+                "legal": counts(s.en_passant.legal),
+                "win": counts(s.en_passant.win),
+                "draw": counts(s.en_passant.draw),
+                "loss": counts(s.en_passant.loss),
+            },
         })
     };
     json!(all
@@ -475,6 +485,16 @@ fn stats_table(all: &[MaterialStats], board: Board) -> String {
                 c(s.draw),
                 c(s.loss)
             ));
+            let ep = &s.en_passant;
+            if ep.legal.raw > 0 {
+                text.push_str(&format!(
+                    "    with an en-passant target (not counted above): legal {}, wins {}, draws {}, losses {}\n",
+                    c(ep.legal),
+                    c(ep.win),
+                    c(ep.draw),
+                    c(ep.loss)
+                ));
+            }
             if let Some((n, fen)) = &s.longest_win {
                 text.push_str(&format!(
                     "    longest win: mate in {} ({n} plies), e.g. {fen}\n",

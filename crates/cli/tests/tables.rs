@@ -181,10 +181,10 @@ fn unknown_material_is_an_error() {
         "{}",
         stderr_text(&out)
     );
-    let out = retro(&["gen", "KPvK", "--dir", dir(), "--quiet"]);
+    let out = retro(&["gen", "KPvK", "--board", "6x2", "--dir", dir(), "--quiet"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr_text(&out).contains("pawnless"),
+        stderr_text(&out).contains("no square a pawn may stand on"),
         "{}",
         stderr_text(&out)
     );
@@ -367,4 +367,50 @@ fn both_cores_write_the_same_files() {
         message.contains("quick") && message.contains("reference"),
         "{message}"
     );
+}
+
+/// Pawn tables: KPvK's longest win is 28 moves (55 plies) with White to move; a position whose
+/// last move was a double step lists the en-passant capture with its value; `stats` counts the
+/// positions with an en-passant target apart.
+#[test]
+fn pawn_tables_probe_and_count_en_passant_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = retro(&["gen", "KPvK", "--dir", d, "--quiet"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let stats = json(&retro(&["stats", "KPvK", "--dir", d, "--format", "json"]));
+    let white = &stats[0]["white_to_move"];
+    assert_eq!(white["longest_win"]["plies"], 55);
+    assert_eq!(white["longest_win"]["moves"], 28);
+    // A lone pawn cannot be taken en passant.
+    assert_eq!(white["en_passant"]["legal"]["raw"], 0);
+
+    let out = retro(&["gen", "KPvKP", "--board", "5x5", "--dir", d, "--quiet"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let probe = json(&retro(&[
+        "probe",
+        "k4/5/5/1pP2/K4 w - b3 0 1",
+        "--dir",
+        d,
+        "--json",
+    ]));
+    let moves = probe["moves"].as_array().unwrap();
+    assert!(
+        moves
+            .iter()
+            .any(|m| m["san"] == "cxb3" && m["uci"] == "c2b3"),
+        "{probe}"
+    );
+    let tsv = stdout_text(&retro(&[
+        "stats", "KPvKP", "--board", "5x5", "--dir", d, "--format", "tsv",
+    ]));
+    let header: Vec<&str> = tsv.lines().next().unwrap().split('\t').collect();
+    let row: Vec<&str> = tsv.lines().nth(1).unwrap().split('\t').collect();
+    let column = |name: &str| row[header.iter().position(|&h| h == name).unwrap()];
+    let ep: Vec<u64> = ["ep_legal", "ep_win", "ep_draw", "ep_loss"]
+        .iter()
+        .map(|c| column(c).parse().unwrap())
+        .collect();
+    assert!(ep[0] > 0, "{tsv}");
+    assert_eq!(ep[0], ep[1] + ep[2] + ep[3]);
 }

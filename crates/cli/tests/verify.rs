@@ -31,7 +31,7 @@ fn inject(
     dir: &Path,
     board: Board,
     material: &str,
-    pick: impl Fn(Value) -> Option<Value>,
+    pick: impl Fn(Value, &TablePosition) -> Option<Value>,
 ) -> String {
     let geo = Geometry::new(board);
     let m: Material = material.parse().unwrap();
@@ -55,8 +55,10 @@ fn inject(
             } else {
                 u32::from(u16::from_le_bytes([body[2 * at], body[2 * at + 1]]))
             };
-            if let Some(new) = pick(Value::from_code(code)) {
-                let p: TablePosition = indexer.position(&geo, i, stm).unwrap();
+            let Some(p) = indexer.position::<{ retro_engine::TABLE_MEN }>(&geo, i, stm) else {
+                continue;
+            };
+            if let Some(new) = pick(Value::from_code(code), &p) {
                 if width == 1 {
                     body[at] = new.code() as u8;
                 } else {
@@ -68,6 +70,26 @@ fn inject(
         }
     }
     panic!("no entry of {material} to change");
+}
+
+/// A wrong value to write: the table, what the change is, and which entry gets which value.
+type Change = Box<dyn Fn(Value, &TablePosition) -> Option<Value>>;
+
+/// For each change, on a fresh copy of the tables in `dir`: injects it and checks that
+/// `retro verify` fails at that position.
+fn inject_each(dir: &Path, board: Board, board_name: &str, cases: Vec<(&str, &str, Change)>) {
+    for (material, what, pick) in cases {
+        let copy = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name().to_string_lossy().ends_with(".rtb") {
+                std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
+            }
+        }
+        let fen = inject(copy.path(), board, material, pick);
+        eprintln!("{material}: {what} at {fen}");
+        verify_reports(copy.path(), board_name, material, &fen);
+    }
 }
 
 fn verify_reports(dir: &Path, board: &str, material: &str, fen: &str) {
@@ -105,12 +127,11 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
     assert!(all.status.success(), "{}", all_output(&all));
     assert!(all_output(&all).contains("all pass"));
 
-    type Change = Box<dyn Fn(Value) -> Option<Value>>;
     let cases: Vec<(&str, &str, Change)> = vec![
         (
             "KQvKR",
             "a win deepened by one ply",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Win(n) if n > 5 => Some(Value::Loss(n + 1)),
                 _ => None,
             }),
@@ -118,7 +139,7 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         (
             "KRvK",
             "a win shortened by one ply",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Win(n) if n > 5 => Some(Value::Loss(n - 1)),
                 _ => None,
             }),
@@ -126,7 +147,7 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         (
             "KBNvK",
             "a win deepened by two plies",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Win(n) if n > 9 => Some(Value::Win(n + 2)),
                 _ => None,
             }),
@@ -134,7 +155,7 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         (
             "KRvKN",
             "a win turned into a draw",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Win(n) if n > 7 => Some(Value::Draw),
                 _ => None,
             }),
@@ -142,7 +163,7 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         (
             "KRvKN",
             "a draw turned into a loss",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Draw => Some(Value::Loss(4)),
                 _ => None,
             }),
@@ -150,24 +171,65 @@ fn generated_tables_pass_and_every_injected_fault_is_found_where_it_is() {
         (
             "KQvKR",
             "a loss turned into a draw",
-            Box::new(|v| match v {
+            Box::new(|v, _| match v {
                 Value::Loss(n) if n > 6 => Some(Value::Draw),
                 _ => None,
             }),
         ),
     ];
-    for (material, what, pick) in cases {
-        let copy = tempfile::tempdir().unwrap();
-        for entry in std::fs::read_dir(dir.path()).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_name().to_string_lossy().ends_with(".rtb") {
-                std::fs::copy(entry.path(), copy.path().join(entry.file_name())).unwrap();
-            }
-        }
-        let fen = inject(copy.path(), board, material, pick);
-        eprintln!("{material}: {what} at {fen}");
-        verify_reports(copy.path(), "6x6", material, &fen);
+    inject_each(dir.path(), board, "6x6", cases);
+}
+
+#[test]
+fn pawn_tables_pass_and_faults_are_found_at_en_passant_positions_too() {
+    let board = Board::new(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    gen(dir.path(), "5x5", &["KPvKP", "KRvKP"]);
+    let all = retro(&[
+        "verify",
+        "--board",
+        "5x5",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(all.status.success(), "{}", all_output(&all));
+    let text = all_output(&all);
+    // Promotions lead into the queen, rook, bishop and knight tables, checked first.
+    for needed in ["KQvK ", "KNvK ", "KQvKP ", "KPvK ", "KPvKP ", "KRvKP "] {
+        assert!(text.contains(needed), "{needed} not checked:\n{text}");
     }
+
+    let cases: Vec<(&str, &str, Change)> = vec![
+        (
+            "KPvKP",
+            "a position with an en-passant target given another value",
+            Box::new(|v, p| match v {
+                _ if p.en_passant().is_none() => None,
+                Value::Draw => Some(Value::Win(3)),
+                Value::Win(n) => Some(Value::Win(n + 2)),
+                Value::Loss(n) => Some(Value::Draw).filter(|_| n > 0),
+                Value::Illegal => None,
+            }),
+        ),
+        (
+            "KPvK",
+            "a pawn's win deepened by two plies",
+            Box::new(|v, _| match v {
+                Value::Win(n) if n > 9 => Some(Value::Win(n + 2)),
+                _ => None,
+            }),
+        ),
+        (
+            "KRvKP",
+            "a draw turned into a loss",
+            Box::new(|v, _| match v {
+                Value::Draw => Some(Value::Loss(6)),
+                _ => None,
+            }),
+        ),
+    ];
+    inject_each(dir.path(), board, "5x5", cases);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! # retro-gen — depth-to-mate tables by retrograde analysis
 //!
-//! Owns: building the table of a pawnless material on a board, smallest materials first, and
-//! writing it with `retro-format`.
+//! Owns: building the table of a material on a board, each after the tables its captures and
+//! promotions lead into, and writing it with `retro-format`.
 //! Must never: be trusted on its own — every table it writes is checked by `retro-verify`
 //! against the natural model.
 //!
@@ -19,7 +19,7 @@
 //! [`Builder`] builds with the fast core ([`fast`]: a field layout with one byte per position,
 //! bitboards, forward loss checks) wherever it applies — pawnless material on boards of at most
 //! 64 squares whose mates take at most 252 plies — and with the reference core described below
-//! elsewhere, or everywhere with [`Core::Reference`]. Both write the same file; tests compare
+//! elsewhere (material with pawns among it), or everywhere with [`Core::Reference`]. Both write the same file; tests compare
 //! them byte for byte.
 //!
 //! # How (the reference core)
@@ -29,12 +29,15 @@
 //! `d = 0, 1, 2, …`; win depths are odd and loss depths even, so each step handles one kind:
 //!
 //! * **init**: each legal position's moves are generated. Checkmates are losses in 0;
-//!   stalemates draws. Captures lead into smaller materials, whose tables are read: a capture
-//!   into a loss in `k` makes the position a win in at most `k + 1` (*capture-win*, finalised at
-//!   depth `k + 1` unless a quicker win is found); a capture into a draw means the position can
-//!   never be lost (*escape*); if every capture leads into a win for the opponent, the position
-//!   is lost only once its other moves are, and no sooner than the longest of those captures
-//!   allows (*capture-loss*). The quiet moves are counted into the position's counter.
+//!   stalemates draws. Captures and promotions (the *exits*) lead into other materials, whose
+//!   tables are read — a promotion keeps the number of men, so materials are built by number of
+//!   men and then of pawns; the names below say "capture" for any exit. A capture into a loss
+//!   in `k` makes the position a win in at most `k + 1` (*capture-win*, finalised at depth
+//!   `k + 1` unless a quicker win is found); a capture into a draw means the position can never
+//!   be lost (*escape*); if every capture leads into a win for the opponent, the position is
+//!   lost only once its other moves are, and no sooner than the longest of those captures
+//!   allows (*capture-loss*). The quiet moves (pawn pushes and double steps among them, which
+//!   un-move like any other) are counted into the position's counter.
 //! * **even d** (losses in `d`): every predecessor still pending becomes a win in `d + 1`.
 //! * **odd d** (wins in `d`): every predecessor's counter drops; one that reaches zero has all
 //!   its moves losing, and becomes a loss in `d + 1` — or, if a capture-loss needs longer, in
@@ -214,31 +217,29 @@ impl Builder {
         ))
     }
 
-    /// The canonical materials `targets` need — themselves and everything their captures reach
-    /// — smallest first.
+    /// The canonical materials `targets` need — themselves and everything their captures and
+    /// promotions reach — each after every material it leads into.
     pub fn plan(&self, targets: &[Material]) -> Result<Vec<Material>, GenError> {
         let mut needed = BTreeSet::new();
         let mut todo: Vec<Material> = targets.iter().map(|m| m.canonical().0).collect();
         while let Some(m) = todo.pop() {
-            if m.has_pawns() {
+            if m.has_pawns() && self.geo.ranks() < 3 {
                 return Err(GenError::Unsupported {
                     material: m.to_string(),
-                    reason: "the generator builds pawnless material only".into(),
+                    reason: format!(
+                        "a board of {} ranks has no square a pawn may stand on",
+                        self.geo.ranks()
+                    ),
                 });
             }
             if !needed.insert(m) {
                 continue;
             }
-            for side in Side::ALL {
-                for piece in Piece::PROMOTIONS {
-                    if let Some(smaller) = m.without(side, piece) {
-                        todo.push(smaller.canonical().0);
-                    }
-                }
-            }
+            todo.extend(exits(m));
         }
         let mut plan: Vec<Material> = needed.into_iter().collect();
-        plan.sort_by_key(|m| (m.len(), m.to_string()));
+        // A capture leaves fewer men; a promotion as many men and fewer pawns.
+        plan.sort_by_key(|m| (m.len(), pawn_count(m), m.to_string()));
         Ok(plan)
     }
 
@@ -375,10 +376,8 @@ impl Builder {
             material: material.to_string(),
             reason,
         };
-        if material.has_pawns() || !material.is_canonical() {
-            return Err(unsupported(
-                "only canonical pawnless material is built".into(),
-            ));
+        if !material.is_canonical() {
+            return Err(unsupported("only canonical material is built".into()));
         }
         let indexer = Indexer::new(geo, material).map_err(|e| unsupported(e.to_string()))?;
         let size = indexer.size();
@@ -598,6 +597,50 @@ impl Builder {
     }
 }
 
+/// The canonical materials one move can lead into from `material`: a capture removes a man
+/// other than a king; a promotion exchanges a pawn for a queen, rook, bishop or knight, with or
+/// without capturing a man of the other side.
+pub fn exits(material: Material) -> Vec<Material> {
+    let mut found: Vec<Material> = Vec::new();
+    let mut add = |m: Material| {
+        let m = m.canonical().0;
+        if !found.contains(&m) {
+            found.push(m);
+        }
+    };
+    for side in Side::ALL {
+        for piece in Piece::ALL {
+            if let Some(smaller) = material.without(side, piece) {
+                add(smaller);
+            }
+        }
+        let Some(without_pawn) = material.without(side, Piece::Pawn) else {
+            continue;
+        };
+        for promoted in Piece::PROMOTIONS {
+            let exchanged = without_pawn.with(side, promoted);
+            add(exchanged);
+            for victim in Piece::ALL {
+                if let Some(both) = exchanged.without(retro_rules::opponent(side), victim) {
+                    add(both);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// How many pawns both sides have.
+fn pawn_count(material: &Material) -> usize {
+    material.count(Side::White, Piece::Pawn) + material.count(Side::Black, Piece::Pawn)
+}
+
+/// Whether a move changes the material: a capture or a promotion, whose result lies in
+/// another table.
+fn leaves_material(mv: &retro_engine::Move) -> bool {
+    mv.captured.is_some() || mv.promotion.is_some()
+}
+
 fn new_states(entries: usize) -> Vec<AtomicU16> {
     let mut v = Vec::with_capacity(entries);
     v.resize_with(entries, || AtomicU16::new(NO_POSITION));
@@ -634,23 +677,14 @@ struct Subtables {
 impl Subtables {
     fn open(builder: &Builder, material: Material) -> Result<Subtables, GenError> {
         let mut tables: Vec<(Material, Table, Indexer)> = Vec::new();
-        for side in Side::ALL {
-            for piece in Piece::PROMOTIONS {
-                if let Some(smaller) = material.without(side, piece) {
-                    let canonical = smaller.canonical().0;
-                    if tables.iter().any(|(m, _, _)| *m == canonical) {
-                        continue;
-                    }
-                    let table = Table::open(&builder.path_of(canonical))?;
-                    let indexer = Indexer::new(&builder.geo, canonical).map_err(|e| {
-                        GenError::Unsupported {
-                            material: canonical.to_string(),
-                            reason: e.to_string(),
-                        }
-                    })?;
-                    tables.push((canonical, table, indexer));
-                }
-            }
+        for target in exits(material) {
+            let table = Table::open(&builder.path_of(target))?;
+            let indexer =
+                Indexer::new(&builder.geo, target).map_err(|e| GenError::Unsupported {
+                    material: target.to_string(),
+                    reason: e.to_string(),
+                })?;
+            tables.push((target, table, indexer));
         }
         Ok(Subtables { tables })
     }
@@ -758,7 +792,7 @@ impl Work<'_> {
         match counted {
             Some(w) => weight = w,
             None => p.for_each_legal_move(geo, None, |mv| {
-                if mv.captured.is_some() {
+                if leaves_material(&mv) {
                     capture(mv);
                 } else {
                     weight += if mv.piece == Piece::King {
@@ -979,7 +1013,7 @@ impl Work<'_> {
         let mut weight: u32 = 0;
         let mut wins = false;
         r.for_each_legal_move(geo, None, |mv| {
-            if mv.captured.is_some() || wins {
+            if leaves_material(&mv) || wins {
                 return;
             }
             let child = r.play(geo, &mv);
@@ -1022,7 +1056,7 @@ impl Work<'_> {
         let mut captures = Captures::default();
         let mut error = None;
         p.for_each_move(geo, |mv, child| {
-            if mv.captured.is_some() {
+            if leaves_material(&mv) {
                 match self.subtables.probe(geo, &child) {
                     Ok(v) => captures.add(v),
                     Err(e) => error = Some(e),

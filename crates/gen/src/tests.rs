@@ -144,7 +144,17 @@ fn plans_build_smaller_materials_first() {
         names,
         ["KvK", "KBvK", "KRvK", "KRBvK", "KRvKB", "KRvKR", "KRBvKR"]
     );
-    assert!(builder.plan(&["KPvK".parse().unwrap()]).is_err());
+    // A promotion keeps the number of men: KQvK and the others come before KPvK, and a
+    // promotion with a capture (KRvKP's pawn taking the rook as it promotes) is planned too.
+    let plan = builder.plan(&["KRvKP".parse().unwrap()]).unwrap();
+    let names: Vec<String> = plan.iter().map(|m| m.to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "KvK", "KBvK", "KNvK", "KQvK", "KRvK", "KPvK", "KQvKR", "KRvKB", "KRvKN", "KRvKR",
+            "KRvKP"
+        ]
+    );
 }
 
 #[test]
@@ -268,4 +278,40 @@ fn fast_core_equals_reference_core_on_8x8() {
         (8, 8),
         &["KQvK", "KRvK", "KBNvK", "KQvKR", "KRvKB", "KBBvK", "KNNvK"],
     );
+}
+
+// Pawns: pushes, double steps, en passant, promotion to each piece with and without a capture,
+// on boards with room for a double step (at least 4 ranks), one test per case.
+
+#[test]
+fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
+    for board in [(4, 4), (4, 5), (5, 5)] {
+        compare_with_reference("KPvK", board);
+    }
+}
+
+#[test]
+fn kpkp_on_4x4_matches_the_reference_solver() {
+    // Both sides' pawns: each can capture the other en passant.
+    compare_with_reference("KPvKP", (4, 4));
+}
+
+#[test]
+fn kpkp_on_3x5_matches_the_reference_solver() {
+    compare_with_reference("KPvKP", (3, 5));
+}
+
+#[test]
+fn krkp_on_4x4_matches_the_reference_solver() {
+    compare_with_reference("KRvKP", (4, 4));
+}
+
+#[test]
+fn kppk_on_4x4_matches_the_reference_solver() {
+    compare_with_reference("KPPvK", (4, 4));
+}
+
+#[test]
+fn knkp_on_4x5_matches_the_reference_solver() {
+    compare_with_reference("KNvKP", (4, 5));
 }

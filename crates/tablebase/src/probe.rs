@@ -36,7 +36,7 @@ pub enum ProbeError {
         /// What it holds.
         found: String,
     },
-    /// The position has more men than tables are built for, or pawns.
+    /// The position has more men than tables are built for.
     #[error("no tables exist for {material}: {reason}")]
     Unsupported {
         /// The material.
@@ -136,11 +136,6 @@ impl Tablebase {
             return Ok(t.clone());
         }
         let unsupported = |reason: String| ProbeError::Unsupported { material, reason };
-        if material.has_pawns() {
-            return Err(unsupported(
-                "tables are built for pawnless material only".into(),
-            ));
-        }
         let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
         let path = self.path_of(material);
         let table = match Table::open(&path) {

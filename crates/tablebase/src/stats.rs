@@ -2,7 +2,10 @@
 //! longest win and loss with an example, and the number of positions at each depth — in two
 //! counting conventions.
 //!
-//! Owns: [`MaterialStats`], [`SideStats`], [`Counts`], [`material_stats`].
+//! Owns: [`MaterialStats`], [`SideStats`], [`EnPassantStats`], [`Counts`], [`material_stats`].
+//!
+//! Positions with an en-passant target are counted apart ([`SideStats::en_passant`]); every
+//! other count, depth and example is of the positions without one.
 //!
 //! * **raw**: every placement of the men on the board, identical men distinguishable, no
 //!   symmetry reduction — Hurd's convention in Table 1. A stored (canonical) position `x`
@@ -53,6 +56,22 @@ pub struct SideStats {
     pub longest_loss: Option<(u32, String)>,
     /// Positions by depth to mate in plies: wins at odd depths, losses at even ones.
     pub by_plies: BTreeMap<u32, Counts>,
+    /// The positions with an en-passant target (Article 9.2), counted apart: every count
+    /// above leaves them out, as other tablebases' counts do.
+    pub en_passant: EnPassantStats,
+}
+
+/// Positions whose last move was a double step answerable by an en-passant capture.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EnPassantStats {
+    /// Legal positions.
+    pub legal: Counts,
+    /// Won for the side to move.
+    pub win: Counts,
+    /// Drawn.
+    pub draw: Counts,
+    /// Lost for the side to move.
+    pub loss: Counts,
 }
 
 /// The statistics of a table.
@@ -82,12 +101,14 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
     let mut sides: [SideStats; 2] = Default::default();
     for (s, stm) in Side::ALL.into_iter().enumerate() {
         const CHUNK: u64 = 1 << 16;
-        let partial: Vec<(BTreeMap<u32, Counts>, Counts, Counts)> = (0..size.div_ceil(CHUNK))
+        let partial: Vec<(BTreeMap<u32, Counts>, Counts, Counts, EnPassantStats)> = (0..size
+            .div_ceil(CHUNK))
             .into_par_iter()
             .map(|chunk| -> Result<_, ProbeError> {
                 let mut by_plies: BTreeMap<u32, Counts> = BTreeMap::new();
                 let mut draw = Counts::default();
                 let mut legal = Counts::default();
+                let mut en_passant = EnPassantStats::default();
                 for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(size) {
                     let value = table.value(stm == Side::White, i)?;
                     if value == Value::Illegal {
@@ -112,19 +133,34 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
                             unique: labels * fixers / stabilizer,
                         }
                     };
+                    if i >= indexer.placements() {
+                        // Indices past the placements carry an en-passant target.
+                        en_passant.legal.add(weight);
+                        match value {
+                            Value::Win(_) => en_passant.win.add(weight),
+                            Value::Loss(_) => en_passant.loss.add(weight),
+                            _ => en_passant.draw.add(weight),
+                        }
+                        continue;
+                    }
                     legal.add(weight);
                     match value.plies() {
                         Some(n) => by_plies.entry(n).or_default().add(weight),
                         None => draw.add(weight),
                     }
                 }
-                Ok((by_plies, draw, legal))
+                Ok((by_plies, draw, legal, en_passant))
             })
             .collect::<Result<_, _>>()?;
         let stats = &mut sides[s];
-        for (by_plies, draw, legal) in partial {
+        for (by_plies, draw, legal, en_passant) in partial {
             stats.draw.add(draw);
             stats.legal.add(legal);
+            let ep = &mut stats.en_passant;
+            ep.legal.add(en_passant.legal);
+            ep.win.add(en_passant.win);
+            ep.draw.add(en_passant.draw);
+            ep.loss.add(en_passant.loss);
             for (n, c) in by_plies {
                 stats.by_plies.entry(n).or_default().add(c);
             }
@@ -152,10 +188,10 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
     Ok(MaterialStats { material, sides })
 }
 
-/// The FEN of the first position (by index) with `value`.
+/// The FEN of the first position (by index, without an en-passant target) with `value`.
 fn example(tb: &Tablebase, table: &Table, indexer: &Indexer, stm: Side, value: Value) -> String {
     let geo = tb.geometry();
-    (0..indexer.size())
+    (0..indexer.placements())
         .find(|&i| table.value(stm == Side::White, i).ok() == Some(value))
         .and_then(|i| indexer.position::<TABLE_MEN>(geo, i, stm))
         .map(|p| p.to_natural(geo).fen())

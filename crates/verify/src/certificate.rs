@@ -13,10 +13,11 @@
 //! ```
 //!
 //! A table's theorems are *established* when its certificate names its current body, and every
-//! smaller table it names is established with the body it names.
+//! smaller table it names (every table its captures and promotions lead into) is established
+//! with the body it names.
 
 use crate::men::Men;
-use crate::{smaller, Checker, Report, VerifyError};
+use crate::{exits, Checker, Report, VerifyError};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -50,7 +51,7 @@ pub fn write(
         hex(&report.body_hash),
         report.positions
     );
-    for s in smaller(men) {
+    for s in exits(men) {
         text.push_str(&format!("smaller {s} {}\n", hex(&checker.body_hash(&s)?)));
     }
     let path = checker.certificate_path(men);

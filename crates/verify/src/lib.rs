@@ -5,15 +5,16 @@
 //! Must never: depend on the engine or the generator (`retro-engine`, `retro-gen`,
 //! `retro-tablebase`). It reads tables through `retro-format`, finds positions' entries with
 //! its own implementation of the index scheme ([`scheme`]), and takes every move, check and
-//! mate from `retro-rules`. A test fails if its dependencies ever include the engine.
+//! mate from `retro-rules`: for pawnless categories through the tabulated geometry ([`moves`],
+//! [`lines`]), with pawns from `successors` itself, position by position. A test fails if its dependencies ever include the engine.
 //!
 //! # What is checked
 //!
 //! A table stores `V(p)` for every position `p` of a category: *win in n* (the side to move
 //! mates in `n` plies, `n` odd), *loss in n* (it is mated in `n` plies, `n` even), *draw*, or
 //! *none*. For every legal position `p` of the category, with `M(p)` its moves in the natural
-//! model (`retro_rules::laws::successors`) and `V` read from this table or, after a capture,
-//! from the table of the smaller category (checked before):
+//! model (`retro_rules::laws::successors`) and `V` read from this table or, after a capture or
+//! a promotion, from the table of the category it leads into (checked before):
 //!
 //! * **(P)** `V(p)` is not *none*, and the table has as many entries that are not *none* as the
 //!   category has legal positions, so *none* marks exactly the illegal ones;
@@ -37,7 +38,7 @@
 //! **Claim.** For every `k`: `V(p) = win in k ⟺ T(p) = win in k` and
 //! `V(p) = loss in k ⟺ T(p) = loss in k`, for all legal `p` of every category checked.
 //! By strong induction on `k`, assuming the claim for every smaller depth (in this table and,
-//! already established, in the smaller ones captures lead to):
+//! already established, in the tables captures and promotions lead into):
 //!
 //! * `k = 0`: (C) and `win2_by 0 = {checkmated}`.
 //! * `k = n` odd, `⇒`: by (W) a move reaches `q` with `V(q) = loss in n−1`, so `T(q) = loss in
@@ -62,7 +63,8 @@
 //! for `N` the largest stored loss depth over two, and so on.
 //!
 //! Positions are checked one per orbit of the board's symmetries (the canonical image of the
-//! index scheme). The natural model is invariant under those symmetries: each maps files,
+//! index scheme; with pawns the symmetries are the identity and the file mirror, and a
+//! position's en-passant target is part of it, Article 9.2 as in the natural model). The natural model is invariant under those symmetries: each maps files,
 //! ranks and the two diagonal directions onto files, ranks and diagonals, so `same_file`,
 //! `same_rank`, `same_diag1/2`, `square_between` and hence `attacks`, `chess_legal` and the move
 //! relation commute with it; so do `win1_by` and `win2_by`, and `T` is constant on each orbit —
@@ -72,8 +74,9 @@
 //!
 //! A table covers one *category*: the positions with exactly these men (Hurd, section 3.2; the
 //! "restriction" slide). Its moves are those of the full game, and a move either keeps the men
-//! (a quiet move stays in the category) or captures one, leading into a smaller category whose
-//! table is checked first. So the category together with the smaller ones is closed under the
+//! (a quiet move stays in the category) or captures one, leading into a smaller category, or
+//! promotes a pawn (capturing or not), leading into a category with a piece for the pawn; those
+//! tables are checked first (a promotion keeps the number of men and lowers the pawns'). So the category together with the smaller ones is closed under the
 //! moves of chess: no move leaves it for a position the induction has not covered, the winning
 //! predicate is the same (checkmate, on positions of the category), and legality is the natural
 //! model's. The sets proved for the category are therefore exactly the full game's sets
@@ -95,7 +98,7 @@ use men::Men;
 use moves::{Placement, Step};
 use rayon::prelude::*;
 use retro_format::{Codes, FormatError, Table, Value};
-use retro_rules::laws::{in_check, successors};
+use retro_rules::laws::{chess_legal, en_passant_consistent, in_check, successors};
 use retro_rules::{Board, Piece, Position, Side, Square};
 use scheme::Scheme;
 use std::collections::HashMap;
@@ -123,8 +126,8 @@ pub enum VerifyError {
         /// What it describes.
         found: String,
     },
-    /// The checker handles pawnless categories of at most 8 men.
-    #[error("cannot check {0}: only pawnless material of at most 8 men")]
+    /// The checker handles categories of at most 8 men.
+    #[error("cannot check {0}: only material of at most 8 men")]
     Unsupported(String),
 }
 
@@ -177,8 +180,43 @@ impl Report {
 }
 
 struct Stored {
+    men: Men,
     table: Table,
     scheme: Scheme,
+}
+
+/// The failures of one check: how many, and the first [`Report::EXAMPLES`] of them.
+#[derive(Default)]
+struct Failures {
+    count: AtomicU64,
+    examples: Mutex<Vec<Failure>>,
+}
+
+impl Failures {
+    fn record(&self, failure: Failure) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut list = self.examples.lock().expect("no panics while locked");
+        if list.len() < Report::EXAMPLES {
+            list.push(failure);
+        }
+    }
+
+    /// A fact fails at `p`, whose stored value is `stored`.
+    fn fail(&self, p: &Position, stored: Value, problem: String) {
+        self.record(Failure {
+            fen: p.fen(),
+            stored,
+            problem,
+        });
+    }
+
+    fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    fn examples(self) -> Vec<Failure> {
+        self.examples.into_inner().expect("no panics while locked")
+    }
 }
 
 /// Checks the tables of one board in one directory.
@@ -236,7 +274,7 @@ impl Checker {
     }
 
     /// The categories to check for the named materials, as stored (stronger side White), with
-    /// everything their captures reach, smallest first.
+    /// everything their captures and promotions reach, each after those it leads into.
     pub fn plan(&self, names: &[&str]) -> Result<Vec<Men>, VerifyError> {
         let mut needed: Vec<Men> = Vec::new();
         let mut todo: Vec<Men> = names
@@ -244,16 +282,17 @@ impl Checker {
             .map(|n| Men::parse(n).map(stored))
             .collect::<Result<_, _>>()?;
         while let Some(m) = todo.pop() {
-            if m.has_pawns() || m.count() > scheme::MAX_MEN {
+            if m.count() > scheme::MAX_MEN {
                 return Err(VerifyError::Unsupported(m.to_string()));
             }
             if needed.contains(&m) {
                 continue;
             }
-            todo.extend(smaller(&m));
+            todo.extend(exits(&m));
             needed.push(m);
         }
-        needed.sort_by_key(|m| (m.count(), m.to_string()));
+        // A capture leaves fewer men, a promotion as many men and fewer pawns.
+        needed.sort_by_key(|m| (m.count(), pawns(m), m.to_string()));
         Ok(needed)
     }
 
@@ -282,7 +321,11 @@ impl Checker {
                 found,
             });
         }
-        let stored = Arc::new(Stored { table, scheme });
+        let stored = Arc::new(Stored {
+            men: men.clone(),
+            table,
+            scheme,
+        });
         self.open
             .lock()
             .expect("no panics while locked")
@@ -303,30 +346,61 @@ impl Checker {
         let start = Instant::now();
         let stored = self.load(men)?;
         let mut loaded = vec![(men.clone(), stored.clone())];
-        for smaller in smaller(men) {
-            let table = self.load(&smaller)?;
-            loaded.push((smaller, table));
+        for exit in exits(men) {
+            let table = self.load(&exit)?;
+            loaded.push((exit, table));
         }
         let lookup = Lookup::new(self.board, loaded);
         let scheme = &stored.scheme;
-        let failures = Mutex::new(Vec::new());
-        let failure_count = AtomicU64::new(0);
+        let failures = Failures::default();
         let legal = [AtomicU64::new(0), AtomicU64::new(0)];
-        let fail = |p: &Position, stored_value: Value, problem: String| {
-            failure_count.fetch_add(1, Ordering::Relaxed);
-            let mut list = failures.lock().expect("no panics while locked");
-            if list.len() < Report::EXAMPLES {
-                list.push(Failure {
-                    fen: p.fen(),
-                    stored: stored_value,
-                    problem,
+        if scheme.has_pawns() {
+            self.check_with_pawns(&stored, &lookup, &legal, progress, &failures)?;
+        } else {
+            self.check_pawnless(&stored, &lookup, &legal, progress, &failures)?;
+        }
+        // (P): exactly the legal positions have entries.
+        for (s, side) in Side::ALL.into_iter().enumerate() {
+            let codes = stored.table.codes(side == Side::White);
+            let entries = (0..scheme.size())
+                .into_par_iter()
+                .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
+                .count() as u64;
+            let positions = legal[s].load(Ordering::Relaxed);
+            if entries != positions {
+                failures.record(Failure {
+                    fen: format!("(the {side}-to-move half of {men})"),
+                    stored: Value::Illegal,
+                    problem: format!("{entries} entries hold values but the category has {positions} legal positions"),
                 });
             }
-        };
+        }
+        Ok(Report {
+            men: men.clone(),
+            positions: legal[0].load(Ordering::Relaxed) + legal[1].load(Ordering::Relaxed),
+            failure_count: failures.count(),
+            failures: failures.examples(),
+            seconds: start.elapsed().as_secs_f64(),
+            body_hash: stored.table.body_hash(),
+        })
+    }
+
+    /// Checks every canonical position of a pawnless category, with the tabulated moves
+    /// ([`moves`]) and the index shortcuts ([`scheme`]), counting the legal ones into `legal`;
+    /// a position whose summary fails is checked again from the natural model's own moves.
+    fn check_pawnless(
+        &self,
+        stored: &Stored,
+        lookup: &Lookup,
+        legal: &[AtomicU64; 2],
+        progress: &(dyn Fn(u64) + Sync),
+        failures: &Failures,
+    ) -> Result<(), VerifyError> {
+        let scheme = &stored.scheme;
         let listed = scheme.men().to_vec();
         let BoardTables { lines, mirror } =
             self.tables.get_or_init(|| BoardTables::new(self.board));
-        let captures = self.capture_targets(men, &listed)?;
+        let captures = self.capture_targets(&stored.men, &listed)?;
         let children = Children {
             scheme,
             table: &stored.table,
@@ -338,86 +412,91 @@ impl Checker {
                 .collect(),
             mirror,
         };
-        scheme
-            .pairs()
-            .par_iter()
-            .try_for_each(|&pair| -> Result<(), VerifyError> {
-                let mut result = Ok(());
-                let mut examined = 0;
-                let mut legal_here = [0u64; 2];
-                scheme.for_each_placement_numbers(pair, |numbers| {
-                    examined += 1;
-                    if result.is_err() || !scheme.is_canonical_numbers(numbers) {
-                        return;
-                    }
-                    let index = scheme
-                        .index_of_canonical(numbers)
-                        .expect("canonical pairs have an index");
-                    let placement = Placement::new(lines, &listed, numbers);
-                    // Each side's king in check; a side may move only if the other's is not.
-                    let in_check = Side::ALL.map(|side| placement.in_check(side));
-                    for (s, side) in Side::ALL.into_iter().enumerate() {
-                        if in_check[1 - s] {
-                            continue;
-                        }
-                        legal_here[s] += 1;
-                        let outcome = stored
-                            .table
-                            .value(side == Side::White, index)
-                            .map_err(VerifyError::from)
-                            .and_then(|v| Ok((v, children.summarise(&placement, index, side, in_check[s])?)));
-                        let (stored_value, summary) = match outcome {
-                            Ok(found) => found,
-                            Err(e) => {
-                                result = Err(e);
-                                return;
-                            }
-                        };
-                        if summary.holds_for(stored_value) {
-                            continue;
-                        }
-                        // Some fact fails: the natural model's own moves say which, and how.
-                        let p = placement.position(side);
-                        let before = failure_count.load(Ordering::Relaxed);
-                        if let Err(e) = self.check_position(&lookup, &p, stored_value, &fail) {
-                            result = Err(e);
-                            return;
-                        }
-                        if failure_count.load(Ordering::Relaxed) == before {
-                            fail(&p, stored_value, "the tabulated moves and the natural model's moves disagree about this position".into());
-                        }
-                    }
-                });
-                for (total, here) in legal.iter().zip(legal_here) {
-                    total.fetch_add(here, Ordering::Relaxed);
+        for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
+            let index = scheme
+                .index_of_canonical(numbers)
+                .expect("canonical pairs have an index");
+            let placement = Placement::new(lines, &listed, numbers);
+            // Each side's king in check; a side may move only if the other's is not.
+            let in_check = Side::ALL.map(|side| placement.in_check(side));
+            for (s, side) in Side::ALL.into_iter().enumerate() {
+                if in_check[1 - s] {
+                    continue;
                 }
-                progress(examined);
-                result
-            })?;
-        // (P): exactly the legal positions have entries.
-        for (s, side) in Side::ALL.into_iter().enumerate() {
-            let codes = stored.table.codes(side == Side::White);
-            let entries = (0..scheme.size())
-                .into_par_iter()
-                .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
-                .count() as u64;
-            let positions = legal[s].load(Ordering::Relaxed);
-            if entries != positions {
-                failure_count.fetch_add(1, Ordering::Relaxed);
-                failures.lock().expect("no panics while locked").push(Failure {
-                    fen: format!("(the {side}-to-move half of {men})"),
-                    stored: Value::Illegal,
-                    problem: format!("{entries} entries hold values but the category has {positions} legal positions"),
-                });
+                legal_here[s] += 1;
+                let stored_value = stored.table.value(side == Side::White, index)?;
+                let summary = children.summarise(&placement, index, side, in_check[s])?;
+                if summary.holds_for(stored_value) {
+                    continue;
+                }
+                // Some fact fails: the natural model's own moves say which, and how.
+                let p = placement.position(side);
+                let before = failures.count();
+                self.check_position(lookup, &p, stored_value, failures)?;
+                if failures.count() == before {
+                    failures.fail(
+                        &p,
+                        stored_value,
+                        "the tabulated moves and the natural model's moves disagree about this position".into(),
+                    );
+                }
             }
-        }
-        Ok(Report {
-            men: men.clone(),
-            positions: legal[0].load(Ordering::Relaxed) + legal[1].load(Ordering::Relaxed),
-            failure_count: failure_count.load(Ordering::Relaxed),
-            failures: failures.into_inner().expect("no panics while locked"),
-            seconds: start.elapsed().as_secs_f64(),
-            body_hash: stored.table.body_hash(),
+            Ok(())
+        })
+    }
+
+    /// Checks every canonical position of a category with pawns, each en-passant target
+    /// included, from the natural model's own moves (`successors`), counting the legal ones into
+    /// `legal`.
+    ///
+    /// The positions visited are the canonical placements (the least key of their orbit), both
+    /// sides to move, without a target and with every target `t` consistent with a double step
+    /// (`en_passant_consistent`) that is the least of its orbit: the file mirror maps a
+    /// placement equal to its own image with target `t` to the same placement with the mirrored
+    /// target, so of those two only the smaller is canonical. Each legal one is checked by
+    /// (P), (C), (W), (L) and (D) at that position.
+    fn check_with_pawns(
+        &self,
+        stored: &Stored,
+        lookup: &Lookup,
+        legal: &[AtomicU64; 2],
+        progress: &(dyn Fn(u64) + Sync),
+        failures: &Failures,
+    ) -> Result<(), VerifyError> {
+        let scheme = &stored.scheme;
+        let listed = scheme.men().to_vec();
+        for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
+            let squares: Vec<Square> = numbers.iter().map(|&n| scheme.square(n)).collect();
+            for (s, side) in Side::ALL.into_iter().enumerate() {
+                let plain = Position::new(
+                    self.board,
+                    side,
+                    squares.iter().copied().zip(listed.iter().copied()),
+                    None,
+                )
+                .expect("men on distinct squares");
+                let with_targets = self
+                    .board
+                    .squares()
+                    .filter(|&t| {
+                        en_passant_consistent(&plain, t) && scheme.is_canonical_target(&squares, t)
+                    })
+                    .map(|t| plain.with_en_passant(Some(t)));
+                let variants: Vec<Position> =
+                    std::iter::once(plain.clone()).chain(with_targets).collect();
+                for p in variants {
+                    if !chess_legal(&p) {
+                        continue;
+                    }
+                    legal_here[s] += 1;
+                    let index = scheme
+                        .index_with_en_passant(&squares, p.en_passant(), side)
+                        .ok_or_else(|| no_entry(&stored.table))?;
+                    let stored_value = stored.table.value(side == Side::White, index)?;
+                    self.check_position(lookup, &p, stored_value, failures)?;
+                }
+            }
+            Ok(())
         })
     }
 
@@ -465,8 +544,9 @@ impl Checker {
         lookup: &Lookup,
         p: &Position,
         v: Value,
-        fail: &dyn Fn(&Position, Value, String),
+        failures: &Failures,
     ) -> Result<(), VerifyError> {
+        let fail = |p: &Position, v: Value, problem: String| failures.fail(p, v, problem);
         if v == Value::Illegal {
             fail(p, v, "a legal position has no value (P)".into());
             return Ok(());
@@ -623,12 +703,15 @@ impl Lookup {
             .find(|(k, _, _)| *k == c)
             .ok_or_else(missing)?;
         let mut white_to_move = retro_rules::position::to_move(p) == Side::White;
+        let mut ep = p.en_passant();
         if *flip {
             // The colours exchanged: sides swapped, the board turned top to bottom.
+            let turned = |sq: Square| Square::new(sq.file, self.ranks - 1 - sq.rank);
             for (sq, (side, _)) in placed[..n].iter_mut() {
-                *sq = Square::new(sq.file, self.ranks - 1 - sq.rank);
+                *sq = turned(*sq);
                 *side = retro_rules::opponent(*side);
             }
+            ep = ep.map(turned);
             white_to_move = !white_to_move;
         }
         let none = || VerifyError::WrongHeader {
@@ -637,7 +720,15 @@ impl Lookup {
             found: "no entry".into(),
         };
         let squares = stored.scheme.placement(&placed[..n]).ok_or_else(none)?;
-        let index = stored.scheme.index(&squares[..n]).ok_or_else(none)?;
+        let to_move = if white_to_move {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let index = stored
+            .scheme
+            .index_with_en_passant(&squares[..n], ep, to_move)
+            .ok_or_else(none)?;
         Ok(stored.table.value(white_to_move, index)?)
     }
 }
@@ -794,6 +885,33 @@ impl Children<'_> {
     }
 }
 
+/// Calls `check` with the square numbers of every canonical placement of `scheme` (king pairs
+/// in parallel) and the pair's counts of legal positions by side to move, which it adds to;
+/// adds those counts to `legal` and reports progress pair by pair; stops at the first error.
+fn for_each_canonical(
+    scheme: &Scheme,
+    legal: &[AtomicU64; 2],
+    progress: &(dyn Fn(u64) + Sync),
+    check: impl Fn(&[u32], &mut [u64; 2]) -> Result<(), VerifyError> + Sync,
+) -> Result<(), VerifyError> {
+    scheme.pairs().par_iter().try_for_each(|&pair| {
+        let mut result = Ok(());
+        let mut examined = 0;
+        let mut legal_here = [0u64; 2];
+        scheme.for_each_placement_numbers(pair, |numbers| {
+            examined += 1;
+            if result.is_ok() && scheme.is_canonical_numbers(numbers) {
+                result = check(numbers, &mut legal_here);
+            }
+        });
+        for (total, here) in legal.iter().zip(legal_here) {
+            total.fetch_add(here, Ordering::Relaxed);
+        }
+        progress(examined);
+        result
+    })
+}
+
 /// A table's entries, White to move first.
 fn both_sides(table: &Table) -> [Codes<'_>; 2] {
     [table.codes(true), table.codes(false)]
@@ -826,19 +944,46 @@ fn no_entry(table: &Table) -> VerifyError {
     }
 }
 
-/// The categories one capture away from `men`, as stored.
-pub fn smaller(men: &Men) -> Vec<Men> {
+/// The categories one move away from `men` that have other men, as stored: a capture takes
+/// a man other than a king; a promotion exchanges a pawn for a queen, rook, bishop or knight,
+/// capturing a man of the other side or not.
+pub fn exits(men: &Men) -> Vec<Men> {
     let mut result: Vec<Men> = Vec::new();
+    let mut add = |m: Men| {
+        let m = stored(m);
+        if !result.contains(&m) {
+            result.push(m);
+        }
+    };
     for side in Side::ALL {
         for &piece in men.of(side) {
-            if let Some(m) = men.without(side, piece).map(stored) {
-                if !result.contains(&m) {
-                    result.push(m);
+            if let Some(m) = men.without(side, piece) {
+                add(m);
+            }
+        }
+        let Some(without_pawn) = men.without(side, Piece::Pawn) else {
+            continue;
+        };
+        for promoted in Piece::PROMOTIONS {
+            let exchanged = without_pawn.with(side, promoted);
+            for &victim in exchanged.of(retro_rules::opponent(side)) {
+                if let Some(m) = exchanged.without(retro_rules::opponent(side), victim) {
+                    add(m);
                 }
             }
+            add(exchanged);
         }
     }
     result
+}
+
+/// How many pawns both sides have.
+fn pawns(men: &Men) -> usize {
+    men.white
+        .iter()
+        .chain(&men.black)
+        .filter(|&&p| p == Piece::Pawn)
+        .count()
 }
 
 /// A category as tables store it.

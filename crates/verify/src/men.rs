@@ -137,6 +137,18 @@ impl Men {
         Some(men)
     }
 
+    /// The men after `side` gains one `piece`.
+    pub fn with(&self, side: Side, piece: Piece) -> Men {
+        let mut men = self.clone();
+        let list = match side {
+            Side::White => &mut men.white,
+            Side::Black => &mut men.black,
+        };
+        list.push(piece);
+        list.sort_by_key(|&p| rank_of(p));
+        men
+    }
+
     /// The men of a position.
     pub fn of_position(p: &retro_rules::Position) -> Men {
         let mut men = Men {

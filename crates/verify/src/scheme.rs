@@ -19,6 +19,15 @@
 //!   each the combinatorial rank `Σ C(dᵢ, i+1)` of the group's squares `d₀ < d₁ < …`, with radix
 //!   `C(squares, group size)`, the last group least significant.
 //!
+//! With pawns (listed after the other men of their side, Q R B N P):
+//! * the symmetries are the identity and the file mirror only;
+//! * a pawn's square counts among the squares off the end ranks, `dᵢ = number − files`, and its
+//!   group's radix is `C(files × (ranks − 2), group size)`;
+//! * the canonical image of a position with an en-passant target is the least (key, target)
+//!   pair, and `index = ep code × pairs × inner + (the index above)`, where the code is 0
+//!   without a target and otherwise `1 +` the place within its group of the pawn that has just
+//!   double-stepped; the table has `1 +` (the most pawns of either side) codes.
+//!
 //! # Looking up many positions
 //!
 //! The checker looks up every move of every position, so the same definition is also evaluated
@@ -36,8 +45,7 @@
 
 use crate::men::Men;
 use retro_rules::laws::king_attacks;
-use retro_rules::{Board, Man, Square};
-use std::collections::HashMap;
+use retro_rules::{Board, Man, Piece, Side, Square};
 
 /// The most men a category may have.
 pub const MAX_MEN: usize = 8;
@@ -95,12 +103,15 @@ pub struct Scheme {
     binomials: Vec<[u64; MAX_MEN + 1]>,
     /// (first man, number of men) of each group of identical men after the kings.
     groups: Vec<(usize, usize)>,
+    /// Whether each group is of pawns, whose digits count the squares off the end ranks only.
+    pawn_group: Vec<bool>,
+    /// 1 + the most pawns either side has: the en-passant codes.
+    ep_codes: u64,
     /// For each listed man: its group (none for the kings), and what one unit of each group's
     /// digit adds to the index (the product of the radices of the later groups).
     group_of: [Option<usize>; MAX_MEN],
     weights: Vec<u64>,
     symmetries: Vec<Symmetry>,
-    pair_number: HashMap<(u32, u32), u64>,
     pairs: Vec<(u32, u32)>,
     inner: u64,
 }
@@ -123,7 +134,16 @@ impl Scheme {
                 _ => groups.push((i, 1)),
             }
         }
-        let symmetries = symmetries(board);
+        let mut symmetries = symmetries(board);
+        if men.has_pawns() {
+            // Pawns move up the board: only the identity and the file mirror keep the rules.
+            symmetries.truncate(2);
+        }
+        let pawn_group: Vec<bool> = groups
+            .iter()
+            .map(|&(start, _)| listed[start].1 == Piece::Pawn)
+            .collect();
+        let pawn_squares = u64::from(board.files()) * u64::from(board.ranks().saturating_sub(2));
         let squares: Vec<Square> = board.squares().collect();
         let number = |s: Square| u32::from(s.rank) * u32::from(board.files()) + u32::from(s.file);
         let mut pairs = Vec::new();
@@ -143,16 +163,15 @@ impl Scheme {
             }
         }
         pairs.sort_unstable();
-        let pair_number = pairs
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| (p, i as u64))
-            .collect();
         let n = squares.len() as u64;
+        let domain = |g: usize| if pawn_group[g] { pawn_squares } else { n };
         let inner = groups
             .iter()
-            .map(|&(_, count)| binomial(n, count as u64))
+            .enumerate()
+            .map(|(g, &(_, count))| binomial(domain(g), count as u64))
             .product();
+        let pawns = |side: Side| listed.iter().filter(|&&m| m == (side, Piece::Pawn)).count();
+        let ep_codes = 1 + pawns(Side::White).max(pawns(Side::Black)) as u64;
         let count = squares.len();
         let maps: Vec<Vec<u32>> = symmetries
             .iter()
@@ -182,7 +201,7 @@ impl Scheme {
         for (g, &(start, size)) in groups.iter().enumerate().rev() {
             group_of[start..start + size].fill(Some(g));
             if g > 0 {
-                weights[g - 1] = weights[g] * binomial(n, size as u64);
+                weights[g - 1] = weights[g] * binomial(domain(g), size as u64);
             }
         }
         Scheme {
@@ -194,10 +213,11 @@ impl Scheme {
             binomials,
             men: listed,
             groups,
+            pawn_group,
+            ep_codes,
             group_of,
             weights,
             symmetries,
-            pair_number,
             pairs,
             inner,
         }
@@ -205,7 +225,37 @@ impl Scheme {
 
     /// The number of entries per side to move.
     pub fn size(&self) -> u64 {
-        self.pairs.len() as u64 * self.inner
+        self.pairs.len() as u64 * self.inner * self.ep_codes
+    }
+
+    /// Whether the category has pawns (then only the identity and the file mirror are
+    /// symmetries, and positions may have an en-passant target).
+    pub fn has_pawns(&self) -> bool {
+        self.ep_codes > 1
+    }
+
+    /// The number of a square within group `g`'s domain: its own number, or for a pawn its
+    /// number among the squares off the end ranks (`None` on an end rank).
+    #[inline]
+    fn domain_number(&self, g: usize, n: u32) -> Option<u64> {
+        if !self.pawn_group[g] {
+            return Some(u64::from(n));
+        }
+        let files = u32::from(self.board.files());
+        let rank = n / files;
+        (rank > 0 && rank + 1 < u32::from(self.board.ranks())).then(|| u64::from(n - files))
+    }
+
+    /// The radix of group `g`'s digit: C(its domain, its size).
+    #[inline]
+    fn radix(&self, g: usize) -> u64 {
+        let (_, count) = self.groups[g];
+        let domain = if self.pawn_group[g] {
+            usize::from(self.board.files()) * usize::from(self.board.ranks().saturating_sub(2))
+        } else {
+            self.count
+        };
+        self.binomials[domain][count]
     }
 
     /// The canonical king pairs, as square numbers.
@@ -281,18 +331,68 @@ impl Scheme {
     }
 
     fn index_of_key(&self, key: &[u32]) -> Option<u64> {
-        let pair = *self.pair_number.get(&(key[0], key[1]))?;
-        let n = self.board.square_count() as u64;
+        let pair = self.pair_table[key[0] as usize * self.count + key[1] as usize];
+        if pair == u64::MAX {
+            return None;
+        }
         let mut digits = 0u64;
-        for &(start, count) in &self.groups {
-            let rank: u64 = key[start..start + count]
-                .iter()
-                .enumerate()
-                .map(|(i, &d)| binomial(u64::from(d), i as u64 + 1))
-                .sum();
-            digits = digits * binomial(n, count as u64) + rank;
+        for (g, &(start, count)) in self.groups.iter().enumerate() {
+            let mut rank = 0;
+            for (i, &n) in key[start..start + count].iter().enumerate() {
+                rank += binomial(self.domain_number(g, n)?, i as u64 + 1);
+            }
+            digits = digits * self.radix(g) + rank;
         }
         Some(pair * self.inner + digits)
+    }
+
+    /// The index of a position with the men on `squares` (in the listed order), `to_move` to
+    /// move and the en-passant target `ep`: its canonical image is the image with the least
+    /// key and then the least target (`None` before any square); the target is recorded as
+    /// `1 +` the place, within its group in the canonical image, of the pawn that has just
+    /// double-stepped (the side not to move's pawn one rank beyond the target), and the index
+    /// is `that code × (pairs × inner) + index of the key`. `None` if the kings stand on the
+    /// same or adjoining squares, a pawn on an end rank, or no such pawn is there.
+    pub fn index_with_en_passant(
+        &self,
+        squares: &[Square],
+        ep: Option<Square>,
+        to_move: Side,
+    ) -> Option<u64> {
+        let number = |t: Square| self.number(t);
+        let (key, target) = self
+            .symmetries
+            .iter()
+            .map(|g| (self.image_key(g, squares), ep.map(|t| number(g(t)))))
+            .min()
+            .expect("the identity");
+        let base = self.index_of_key(&key[..squares.len()])?;
+        let Some(target) = target else {
+            return Some(base);
+        };
+        let them = retro_rules::opponent(to_move);
+        let files = u32::from(self.board.files());
+        let pawn = match them {
+            Side::White => target + files,
+            Side::Black => target.checked_sub(files)?,
+        };
+        let place = self.men.iter().position(|&m| m == (them, Piece::Pawn))?;
+        let j = key[place..squares.len()]
+            .iter()
+            .zip(&self.men[place..])
+            .take_while(|(_, &m)| m == (them, Piece::Pawn))
+            .position(|(&n, _)| n == pawn)?;
+        Some((1 + j as u64) * self.pairs.len() as u64 * self.inner + base)
+    }
+
+    /// Whether a placement that is its own canonical image (identical men in increasing order)
+    /// with the en-passant target `ep` is the canonical image of its orbit: no symmetry that
+    /// keeps the key gives a smaller target.
+    pub fn is_canonical_target(&self, squares: &[Square], ep: Square) -> bool {
+        let own = self.key(squares);
+        self.symmetries
+            .iter()
+            .all(|g| self.image_key(g, squares) != own || self.number(g(ep)) >= self.number(ep))
     }
 
     /// Calls `visit` with every placement whose kings form a canonical pair, men of a group on
@@ -316,13 +416,19 @@ impl Scheme {
         };
         for n in start..self.board.square_count() as u32 {
             let sq = self.square(n);
-            if squares.contains(&sq) {
+            if squares.contains(&sq) || !self.may_stand(next, n) {
                 continue;
             }
             squares.push(sq);
             self.place(squares, visit);
             squares.pop();
         }
+    }
+
+    /// Whether listed man `i` may stand on square number `n` (a pawn not on an end rank).
+    #[inline]
+    fn may_stand(&self, i: usize, n: u32) -> bool {
+        self.group_of[i].is_none_or(|g| self.domain_number(g, n).is_some())
     }
 
     /// The listed men.
@@ -383,9 +489,17 @@ impl Scheme {
             return None;
         }
         let mut digits = 0u64;
-        for &(start, count) in &self.groups {
-            digits =
-                digits * self.binomials[self.count][count] + self.rank(&key[start..start + count]);
+        for (g, &(start, count)) in self.groups.iter().enumerate() {
+            let rank = if self.pawn_group[g] {
+                let mut rank = 0;
+                for (i, &n) in key[start..start + count].iter().enumerate() {
+                    rank += self.binomials[self.domain_number(g, n)? as usize][i + 1];
+                }
+                rank
+            } else {
+                self.rank(&key[start..start + count])
+            };
+            digits = digits * self.radix(g) + rank;
         }
         Some(pair * self.inner + digits)
     }
@@ -433,7 +547,7 @@ impl Scheme {
     ) -> Option<u64> {
         let pair = before[0] as usize * self.count + before[1] as usize;
         let g = self.group_of[man]?;
-        if self.minimisers[pair].len != 1 {
+        if self.minimisers[pair].len != 1 || self.pawn_group[g] {
             return None;
         }
         let old = self.group_rank(g, before);
@@ -479,7 +593,7 @@ impl Scheme {
             0
         };
         for n in start..self.count as u32 {
-            if numbers[..next].contains(&n) {
+            if numbers[..next].contains(&n) || !self.may_stand(next, n) {
                 continue;
             }
             numbers[next] = n;
@@ -567,6 +681,57 @@ mod tests {
                 scheme.for_each_placement_numbers(pair, |nums| fast.push(nums.to_vec()));
                 assert_eq!(slow, fast);
             }
+        }
+    }
+
+    /// With pawns: every position and its mirror image share an index below the size, and the
+    /// canonical positions the checker visits (en-passant targets included) have distinct
+    /// indices, so the index is one entry per orbit.
+    #[test]
+    fn pawn_indices_are_one_per_orbit() {
+        use retro_rules::laws::en_passant_consistent;
+        use retro_rules::Position;
+        for (files, ranks, material) in [(4, 5, "KPvKP"), (3, 6, "KPPvKP"), (4, 4, "KRvKP")] {
+            let board = Board::new(files, ranks).unwrap();
+            let scheme = Scheme::new(board, &Men::parse(material).unwrap());
+            assert!(scheme.has_pawns());
+            let men = scheme.men().to_vec();
+            let mirror = |s: Square| Square::new(board.files() - 1 - s.file, s.rank);
+            let mut seen = std::collections::HashSet::new();
+            for &pair in scheme.pairs() {
+                scheme.for_each_placement_numbers(pair, |numbers| {
+                    let squares: Vec<Square> = numbers.iter().map(|&n| scheme.square(n)).collect();
+                    let mirrored: Vec<Square> = squares.iter().map(|&s| mirror(s)).collect();
+                    let canonical = scheme.is_canonical_numbers(numbers);
+                    for side in [Side::White, Side::Black] {
+                        let p = Position::new(
+                            board,
+                            side,
+                            squares.iter().copied().zip(men.iter().copied()),
+                            None,
+                        )
+                        .unwrap();
+                        let targets = board.squares().filter(|&t| en_passant_consistent(&p, t));
+                        for ep in std::iter::once(None).chain(targets.map(Some)) {
+                            let index = scheme.index_with_en_passant(&squares, ep, side);
+                            let image =
+                                scheme.index_with_en_passant(&mirrored, ep.map(mirror), side);
+                            assert_eq!(index, image, "{material} {squares:?} {ep:?}");
+                            let Some(index) = index else { continue };
+                            assert!(index < scheme.size());
+                            let visited = canonical
+                                && ep.is_none_or(|t| scheme.is_canonical_target(&squares, t));
+                            if visited {
+                                assert!(
+                                    seen.insert((side, index)),
+                                    "{material}: two orbits at {index}"
+                                );
+                            }
+                        }
+                    }
+                });
+            }
+            assert!(seen.len() > 1000, "{material}: {}", seen.len());
         }
     }
 }
