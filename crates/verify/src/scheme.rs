@@ -105,6 +105,8 @@ pub struct Scheme {
     groups: Vec<(usize, usize)>,
     /// Whether each group is of pawns, whose digits count the squares off the end ranks only.
     pawn_group: Vec<bool>,
+    /// Each group's radix: C(its domain, its size).
+    radices: Vec<u64>,
     /// 1 + the most pawns either side has: the en-passant codes.
     ep_codes: u64,
     /// For each listed man: its group (none for the kings), and what one unit of each group's
@@ -170,6 +172,11 @@ impl Scheme {
             .enumerate()
             .map(|(g, &(_, count))| binomial(domain(g), count as u64))
             .product();
+        let radices = groups
+            .iter()
+            .enumerate()
+            .map(|(g, &(_, count))| binomial(domain(g), count as u64))
+            .collect();
         let pawns = |side: Side| listed.iter().filter(|&&m| m == (side, Piece::Pawn)).count();
         let ep_codes = 1 + pawns(Side::White).max(pawns(Side::Black)) as u64;
         let count = squares.len();
@@ -214,6 +221,7 @@ impl Scheme {
             men: listed,
             groups,
             pawn_group,
+            radices,
             ep_codes,
             group_of,
             weights,
@@ -249,13 +257,7 @@ impl Scheme {
     /// The radix of group `g`'s digit: C(its domain, its size).
     #[inline]
     fn radix(&self, g: usize) -> u64 {
-        let (_, count) = self.groups[g];
-        let domain = if self.pawn_group[g] {
-            usize::from(self.board.files()) * usize::from(self.board.ranks().saturating_sub(2))
-        } else {
-            self.count
-        };
-        self.binomials[domain][count]
+        self.radices[g]
     }
 
     /// The canonical king pairs, as square numbers.
