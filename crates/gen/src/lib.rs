@@ -19,8 +19,8 @@
 //! [`Builder`] builds with the fast core ([`fast`]: a field layout with one byte per position,
 //! bitboards, forward loss checks) wherever it applies — pawnless material on boards of at most
 //! 64 squares whose mates take at most 252 plies — and with the reference core described below
-//! elsewhere (material with pawns among it), or everywhere with [`Core::Reference`]. Both write the same file; tests compare
-//! them byte for byte.
+//! elsewhere (material with pawns among it), or everywhere with [`Core::Reference`]. Both write
+//! the same file; tests compare them byte for byte.
 //!
 //! # How (the reference core)
 //!

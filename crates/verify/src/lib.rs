@@ -6,7 +6,8 @@
 //! `retro-tablebase`). It reads tables through `retro-format`, finds positions' entries with
 //! its own implementation of the index scheme ([`scheme`]), and takes every move, check and
 //! mate from `retro-rules`: for pawnless categories through the tabulated geometry ([`moves`],
-//! [`lines`]), with pawns from `successors` itself, position by position. A test fails if its dependencies ever include the engine.
+//! [`lines`]), with pawns from `successors` itself, position by position. A test fails if its
+//! dependencies ever include the engine.
 //!
 //! # What is checked
 //!
@@ -64,11 +65,12 @@
 //!
 //! Positions are checked one per orbit of the board's symmetries (the canonical image of the
 //! index scheme; with pawns the symmetries are the identity and the file mirror, and a
-//! position's en-passant target is part of it, Article 9.2 as in the natural model). The natural model is invariant under those symmetries: each maps files,
-//! ranks and the two diagonal directions onto files, ranks and diagonals, so `same_file`,
-//! `same_rank`, `same_diag1/2`, `square_between` and hence `attacks`, `chess_legal` and the move
-//! relation commute with it; so do `win1_by` and `win2_by`, and `T` is constant on each orbit —
-//! as `V` is, every image reading the same entry.
+//! position's en-passant target is part of it, Article 9.2 as in the natural model). The
+//! natural model is invariant under those symmetries: each maps files, ranks and the two
+//! diagonal directions onto files, ranks and diagonals (the file mirror keeps ranks, so pawn
+//! moves too), so `same_file`, `same_rank`, `same_diag1/2`, `square_between` and hence
+//! `attacks`, `chess_legal` and the move relation commute with it; so do `win1_by` and
+//! `win2_by`, and `T` is constant on each orbit — as `V` is, every image reading the same entry.
 //!
 //! # Restriction and simulation: from the category to chess
 //!
@@ -76,12 +78,13 @@
 //! "restriction" slide). Its moves are those of the full game, and a move either keeps the men
 //! (a quiet move stays in the category) or captures one, leading into a smaller category, or
 //! promotes a pawn (capturing or not), leading into a category with a piece for the pawn; those
-//! tables are checked first (a promotion keeps the number of men and lowers the pawns'). So the category together with the smaller ones is closed under the
-//! moves of chess: no move leaves it for a position the induction has not covered, the winning
-//! predicate is the same (checkmate, on positions of the category), and legality is the natural
-//! model's. The sets proved for the category are therefore exactly the full game's sets
-//! restricted to positions with these men: `∀p. all_on_board p ∧ to_move p = … ∧ has_pieces p
-//! White [...] ∧ has_pieces p Black [...] ⇒ (p ∈ win2 chess ⟺ p ∈ win2_by chess N)`. The index
+//! tables are checked first (a promotion keeps the number of men and lowers the pawns'). So the
+//! category together with those it leads into is closed under the moves of chess: no move
+//! leaves it for a position the induction has not covered, the winning predicate is the same
+//! (checkmate, on positions of the category), and legality is the natural model's. The sets
+//! proved for the category are therefore exactly the full game's sets restricted to positions
+//! with these men: `∀p. all_on_board p ∧ to_move p = … ∧ has_pieces p White [...] ∧
+//! has_pieces p Black [...] ⇒ (p ∈ win2 chess ⟺ p ∈ win2_by chess N)`. The index
 //! is the "simulation": it maps each position of the natural model to an entry, and the proof
 //! above speaks of positions, not entries, so it holds however the entries are laid out — an
 //! index that merged two positions of different values would fail the check.
@@ -180,7 +183,6 @@ impl Report {
 }
 
 struct Stored {
-    men: Men,
     table: Table,
     scheme: Scheme,
 }
@@ -321,11 +323,7 @@ impl Checker {
                 found,
             });
         }
-        let stored = Arc::new(Stored {
-            men: men.clone(),
-            table,
-            scheme,
-        });
+        let stored = Arc::new(Stored { table, scheme });
         self.open
             .lock()
             .expect("no panics while locked")
@@ -357,7 +355,7 @@ impl Checker {
         if scheme.has_pawns() {
             self.check_with_pawns(&stored, &lookup, &legal, progress, &failures)?;
         } else {
-            self.check_pawnless(&stored, &lookup, &legal, progress, &failures)?;
+            self.check_pawnless(men, &stored, &lookup, &legal, progress, &failures)?;
         }
         // (P): exactly the legal positions have entries.
         for (s, side) in Side::ALL.into_iter().enumerate() {
@@ -390,6 +388,7 @@ impl Checker {
     /// a position whose summary fails is checked again from the natural model's own moves.
     fn check_pawnless(
         &self,
+        men: &Men,
         stored: &Stored,
         lookup: &Lookup,
         legal: &[AtomicU64; 2],
@@ -400,7 +399,7 @@ impl Checker {
         let listed = scheme.men().to_vec();
         let BoardTables { lines, mirror } =
             self.tables.get_or_init(|| BoardTables::new(self.board));
-        let captures = self.capture_targets(&stored.men, &listed)?;
+        let captures = self.capture_targets(men, &listed)?;
         let children = Children {
             scheme,
             table: &stored.table,
@@ -482,9 +481,7 @@ impl Checker {
                         en_passant_consistent(&plain, t) && scheme.is_canonical_target(&squares, t)
                     })
                     .map(|t| plain.with_en_passant(Some(t)));
-                let variants: Vec<Position> =
-                    std::iter::once(plain.clone()).chain(with_targets).collect();
-                for p in variants {
+                for p in std::iter::once(plain.clone()).chain(with_targets) {
                     if !chess_legal(&p) {
                         continue;
                     }

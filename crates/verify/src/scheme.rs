@@ -411,14 +411,15 @@ impl Scheme {
             return;
         }
         let same_as_previous = next > 2 && self.men[next] == self.men[next - 1];
+        let range = self.squares_of(next);
         let start = if same_as_previous {
             self.number(squares[next - 1]) + 1
         } else {
-            0
+            range.start
         };
-        for n in start..self.board.square_count() as u32 {
+        for n in start..range.end {
             let sq = self.square(n);
-            if squares.contains(&sq) || !self.may_stand(next, n) {
+            if squares.contains(&sq) {
                 continue;
             }
             squares.push(sq);
@@ -427,10 +428,17 @@ impl Scheme {
         }
     }
 
-    /// Whether listed man `i` may stand on square number `n` (a pawn not on an end rank).
-    #[inline]
-    fn may_stand(&self, i: usize, n: u32) -> bool {
-        self.group_of[i].is_none_or(|g| self.domain_number(g, n).is_some())
+    /// The square numbers listed man `i` may stand on: every square, or for a pawn those off
+    /// the end ranks.
+    fn squares_of(&self, i: usize) -> std::ops::Range<u32> {
+        let count = self.count as u32;
+        match self.group_of[i] {
+            Some(g) if self.pawn_group[g] => {
+                let files = u32::from(self.board.files());
+                files.min(count)..count.saturating_sub(files)
+            }
+            _ => 0..count,
+        }
     }
 
     /// The listed men.
@@ -589,13 +597,14 @@ impl Scheme {
             return;
         }
         let same_as_previous = next > 2 && self.men[next] == self.men[next - 1];
+        let range = self.squares_of(next);
         let start = if same_as_previous {
             numbers[next - 1] + 1
         } else {
-            0
+            range.start
         };
-        for n in start..self.count as u32 {
-            if numbers[..next].contains(&n) || !self.may_stand(next, n) {
+        for n in start..range.end {
+            if numbers[..next].contains(&n) {
                 continue;
             }
             numbers[next] = n;
