@@ -532,6 +532,26 @@ impl Indexer {
             .all(|g| g.count == 1 && g.piece != Piece::Pawn)
     }
 
+    /// When every man but the kings is alone of its kind: for each of them, in order, the
+    /// radix of its digit and the square of digit 0 (a pawn's digits number the squares off the
+    /// end ranks, which follow one another from the first square of the second rank), so that
+    /// its square is that square plus its digit.
+    pub fn single_man_fields(&self) -> Option<Vec<(u64, Sq)>> {
+        self.groups
+            .iter()
+            .map(|g| {
+                (g.count == 1).then(|| {
+                    let first = if g.piece == Piece::Pawn {
+                        self.pawn_square(0)
+                    } else {
+                        0
+                    };
+                    (g.radix, first)
+                })
+            })
+            .collect()
+    }
+
     /// Whether only the identity (of the index's symmetries) fixes both kings' squares.
     #[inline]
     pub fn kings_fixed_by_identity_only(&self, white_king: Sq, black_king: Sq) -> bool {

@@ -17,9 +17,10 @@
 //! # Two cores
 //!
 //! [`Builder`] builds with the fast core ([`fast`]: a field layout with one byte per position,
-//! bitboards, forward loss checks) wherever it applies — pawnless material on boards of at most
-//! 64 squares whose mates take at most 252 plies — and with the reference core described below
-//! elsewhere (material with pawns among it), or everywhere with [`Core::Reference`]. Both write
+//! bitboards, forward loss checks) wherever it applies — material without pawns or with pawns of
+//! one side only, on boards of at most 64 squares, whose mates take at most 251 plies — and with
+//! the reference core described below elsewhere (pawns of both sides, whose double steps may
+//! allow en passant), or everywhere with [`Core::Reference`]. Both write
 //! the same file; tests compare them byte for byte.
 //!
 //! # How (the reference core)
@@ -167,8 +168,8 @@ pub struct BuildReport {
 /// Which retrograde core builds a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Core {
-    /// The fast core ([`fast`]) wherever it applies (pawnless, boards of at most 64 squares,
-    /// depths of at most 251 plies), the reference core elsewhere.
+    /// The fast core ([`fast`]) wherever it applies (no pawns or pawns of one side, boards of
+    /// at most 64 squares, depths of at most 251 plies), the reference core elsewhere.
     #[default]
     Fast,
     /// The reference core of this module, everywhere.
@@ -279,7 +280,10 @@ impl Builder {
         material: Material,
         observer: &dyn Observer,
     ) -> Result<BuildReport, GenError> {
-        if self.core == Core::Fast && !material.has_pawns() && material.is_canonical() {
+        if self.core == Core::Fast
+            && !fast::has_pawns_of_both_sides(material)
+            && material.is_canonical()
+        {
             match self.build_fast(material, observer) {
                 Ok(report) => return Ok(report),
                 Err(fast::Declined::Failed(e)) => return Err(e),
@@ -316,7 +320,8 @@ impl Builder {
         }
         let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;
         let mut subs = Vec::new();
-        for smaller in fast::capture_targets(material) {
+        let sides = fast::exit_sides(material);
+        for (smaller, sides) in fast::exit_targets(material).into_iter().zip(sides) {
             let table = Table::open(&self.path_of(smaller)).map_err(GenError::from)?;
             if table.header().material != smaller.to_string() {
                 return Err(GenError::Inconsistent {
@@ -332,7 +337,7 @@ impl Builder {
             if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
                 return Err(fast::Declined::TooDeep);
             }
-            subs.push(fast::convert::load_subtable(geo, &table, smaller)?);
+            subs.push(fast::convert::load_subtable(geo, &table, smaller, sides)?);
         }
         let built = fast::build(geo, material, &subs, self.watch_keys, observer)?;
         drop(subs);

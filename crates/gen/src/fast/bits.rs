@@ -1,14 +1,15 @@
 //! Attack tables as 64-bit words, for boards of at most 64 squares.
 //!
-//! Owns: [`Bits`] — each square's king and knight steps and its eight rays as bitboards, built
-//! from `retro_engine::Geometry` (itself checked against the natural model by `selfcheck`), and
-//! slider attacks by the classical ray method.
+//! Owns: [`Bits`] — each square's king and knight steps, its eight rays and each side's pawn
+//! captures, pushes and un-pushes as bitboards, built from `retro_engine::Geometry` (itself
+//! checked against the natural model by `selfcheck`), and slider attacks by the classical ray
+//! method.
 //! Must never: be used on a board of more than 64 squares (the constructor refuses one).
 
 use retro_engine::geometry::DIRECTIONS;
 use retro_engine::material::piece_index;
 use retro_engine::{Geometry, Sq, SqSet};
-use retro_rules::Piece;
+use retro_rules::{Piece, Side};
 
 /// The most squares a board may have for these tables.
 pub const MAX_SQUARES: usize = 64;
@@ -28,6 +29,21 @@ pub struct Bits {
     /// The squares each piece attacks from a square on an empty board, by `piece_index` (the
     /// pawn's entry stays empty), to rule out slider look-ups cheaply.
     empty_board: [Vec<Board64>; 6],
+    /// By side (0 White) and square: the squares a pawn there attacks.
+    pawn_attacks: [Vec<Board64>; 2],
+    /// By side and square: the square one step ahead, if on the board.
+    pawn_step: [Vec<Board64>; 2],
+    /// By side and square: the square two steps ahead when the square is on the side's second
+    /// rank (a double step), else nothing.
+    pawn_double: [Vec<Board64>; 2],
+    /// By side and square: the square one step behind, if a pawn may stand there.
+    pawn_back: [Vec<Board64>; 2],
+    /// By side and square: the side's second-rank square two steps behind, if there is one.
+    pawn_double_back: [Vec<Board64>; 2],
+    /// By side: its last rank, where pawns are exchanged.
+    last_rank: [Board64; 2],
+    /// The squares a pawn may stand on (off both end ranks).
+    pawn_squares: Board64,
 }
 
 fn word(set: SqSet) -> Board64 {
@@ -47,7 +63,39 @@ impl Bits {
             rays: Vec::with_capacity(count),
             increasing: DIRECTIONS.map(|(df, dr)| dr > 0 || (dr == 0 && df > 0)),
             empty_board: Default::default(),
+            pawn_attacks: Default::default(),
+            pawn_step: Default::default(),
+            pawn_double: Default::default(),
+            pawn_back: Default::default(),
+            pawn_double_back: Default::default(),
+            last_rank: [0; 2],
+            pawn_squares: 0,
         };
+        let bit = |sq: Option<Sq>| sq.map_or(0, |s| 1u64 << s);
+        for (x, side) in [Side::White, Side::Black].into_iter().enumerate() {
+            for sq in 0..count as Sq {
+                let on_second = geo.rank(sq) == geo.second_rank(side);
+                bits.pawn_attacks[x].push(word(geo.pawn_attacks(side, sq)));
+                bits.pawn_step[x].push(bit(geo.ahead(side, sq, 1)));
+                bits.pawn_double[x].push(if on_second {
+                    bit(geo.ahead(side, sq, 2))
+                } else {
+                    0
+                });
+                bits.pawn_back[x].push(bit(geo
+                    .ahead(side, sq, -1)
+                    .filter(|&b| geo.pawn_may_stand(b))));
+                bits.pawn_double_back[x].push(bit(geo
+                    .ahead(side, sq, -2)
+                    .filter(|&b| geo.rank(b) == geo.second_rank(side) && geo.pawn_may_stand(b))));
+                if geo.rank(sq) == geo.last_rank(side) {
+                    bits.last_rank[x] |= 1 << sq;
+                }
+                if geo.pawn_may_stand(sq) {
+                    bits.pawn_squares |= 1 << sq;
+                }
+            }
+        }
         for sq in 0..count as Sq {
             bits.king.push(word(geo.king_attacks(sq)));
             bits.knight.push(word(geo.knight_attacks(sq)));
@@ -101,6 +149,47 @@ impl Bits {
             Piece::Queen => self.slide(sq, 0..8, occ),
             Piece::Pawn => unreachable!("the fast core handles pawnless material"),
         }
+    }
+
+    /// The squares a pawn of side `x` (0 White) on `sq` attacks.
+    #[inline(always)]
+    pub fn pawn_attacks(&self, x: usize, sq: Sq) -> Board64 {
+        self.pawn_attacks[x][usize::from(sq)]
+    }
+
+    /// The squares a pawn of side `x` on `sq` moves to without capturing when `occ` is
+    /// occupied: one step ahead if empty, and from the second rank two if both are empty.
+    #[inline(always)]
+    pub fn pawn_pushes(&self, x: usize, sq: Sq, occ: Board64) -> Board64 {
+        let one = self.pawn_step[x][usize::from(sq)] & !occ;
+        if one == 0 {
+            return 0;
+        }
+        one | (self.pawn_double[x][usize::from(sq)] & !occ)
+    }
+
+    /// The squares a pawn of side `x` standing on `sq` can have come from by a push when `occ`
+    /// is occupied: one step behind if empty and off the first rank, and the second rank two
+    /// steps behind if both squares are empty.
+    #[inline(always)]
+    pub fn pawn_unpushes(&self, x: usize, sq: Sq, occ: Board64) -> Board64 {
+        let one = self.pawn_back[x][usize::from(sq)] & !occ;
+        if one == 0 {
+            return 0;
+        }
+        one | (self.pawn_double_back[x][usize::from(sq)] & !occ)
+    }
+
+    /// Side `x`'s last rank.
+    #[inline(always)]
+    pub fn last_rank(&self, x: usize) -> Board64 {
+        self.last_rank[x]
+    }
+
+    /// The squares a pawn may stand on.
+    #[inline(always)]
+    pub fn pawn_squares(&self) -> Board64 {
+        self.pawn_squares
     }
 
     /// Whether `piece` on `sq` attacks `target` when `occ` is occupied.

@@ -22,11 +22,13 @@ fn unsupported(material: Material, reason: impl ToString) -> GenError {
 }
 
 /// The stored table of `material` spread over every slot of its layout: each stored position's
-/// code goes to all the slots that hold it.
+/// code goes to all the slots that hold it; only the sides to move `sides` marks (White first)
+/// are loaded, the others left empty.
 pub fn load_subtable(
     geo: &Geometry,
     table: &Table,
     material: Material,
+    sides: [bool; 2],
 ) -> Result<Subtable, GenError> {
     let indexer = Indexer::new(geo, material).map_err(|e| unsupported(material, e))?;
     let layout = Layout::new(geo, material)
@@ -39,9 +41,13 @@ pub fn load_subtable(
         ));
     }
     let n = layout.men_count();
+    let fields = distinct_fields(&indexer);
     let failure = Mutex::new(None);
     let mut codes: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     for (x, out) in codes.iter_mut().enumerate() {
+        if !sides[x] {
+            continue;
+        }
         let side = Side::ALL[x];
         let mut cells = Vec::with_capacity(slots);
         cells.resize_with(slots, || AtomicU8::new(0));
@@ -53,24 +59,28 @@ pub fn load_subtable(
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            if indexer.men_are_distinct() && layout.in_region(wk) && !layout.is_fixed(wk) {
-                // Every index of the pair is a position or an overlap (code 0), and the
-                // only slot holding it is the one with the same digits.
-                let base = layout.slot(&pair_squares(wk, bk, n)) as usize;
-                for (k, entry) in half[first as usize * width..end as usize * width]
-                    .chunks_exact(width)
-                    .enumerate()
-                {
-                    let code = if width == 1 {
-                        entry[0]
-                    } else {
-                        narrow(u16::from_le_bytes([entry[0], entry[1]]))
-                    };
-                    if code != 0 {
-                        cells[base + k].store(code, Ordering::Relaxed);
-                    }
+            if let Some(fields) = fields.as_deref() {
+                if layout.in_region(wk) && !layout.is_fixed(wk) {
+                    // Every index of the pair is a position or an overlap (code 0), and the
+                    // only slot holding it is the one with the same squares.
+                    let pair_entries = &half[first as usize * width..end as usize * width];
+                    for_each_run(fields, wk, bk, |run, squares| {
+                        let radix = fields.last().expect("a man besides the kings").0 as usize;
+                        let base = layout.slot(squares) as usize;
+                        let entries = &pair_entries[run * radix * width..][..radix * width];
+                        for (k, entry) in entries.chunks_exact(width).enumerate() {
+                            let code = if width == 1 {
+                                entry[0]
+                            } else {
+                                narrow(u16::from_le_bytes([entry[0], entry[1]]))
+                            };
+                            if code != 0 {
+                                cells[base + k].store(code, Ordering::Relaxed);
+                            }
+                        }
+                    });
+                    return;
                 }
-                return;
             }
             indexer.for_each_position::<TABLE_MEN>(geo, first..end, side, |i, p| {
                 let Some(p) = p else { return };
@@ -114,12 +124,40 @@ fn narrow(code: u16) -> u8 {
 /// a byte.
 pub const SUBTABLE_MAX_PLIES: u32 = u8::MAX as u32 - 2;
 
-/// The squares of a position with its kings on `wk`, `bk` and every other man on square 0.
-fn pair_squares(wk: Sq, bk: Sq, n: usize) -> Vec<Sq> {
-    let mut squares = vec![0 as Sq; n];
+/// The digits of `indexer`'s men besides the kings (radix, square of digit 0), when each is
+/// alone of its kind and there is at least one.
+fn distinct_fields(indexer: &Indexer) -> Option<Vec<(u64, Sq)>> {
+    indexer.single_man_fields().filter(|f| !f.is_empty())
+}
+
+/// Calls `visit` with every run of one king pair's indices in which only the last man's digit
+/// changes (the `fields` of [`distinct_fields`]): the run's number within the pair and the
+/// squares of its first index. A run's indices are its first one's with the last man on the
+/// following squares, whose slots follow one another too (the last man's field is the last).
+fn for_each_run(fields: &[(u64, Sq)], wk: Sq, bk: Sq, mut visit: impl FnMut(usize, &[Sq])) {
+    let n = fields.len() + 2;
+    let outer = &fields[..fields.len() - 1];
+    let mut squares = [0 as Sq; MAX_MEN];
     squares[0] = wk;
     squares[1] = bk;
-    squares
+    for (k, &(_, first)) in fields.iter().enumerate() {
+        squares[2 + k] = first;
+    }
+    let runs: u64 = outer.iter().map(|&(radix, _)| radix).product();
+    let mut digits = [0u64; MAX_MEN];
+    for run in 0..runs as usize {
+        visit(run, &squares[..n]);
+        // The next combination of the outer digits, the last of them least significant.
+        for k in (0..outer.len()).rev() {
+            digits[k] += 1;
+            if digits[k] < outer[k].0 {
+                squares[2 + k] += 1;
+                break;
+            }
+            digits[k] = 0;
+            squares[2 + k] = outer[k].1;
+        }
+    }
 }
 
 /// Writes the body of the stored table (both sides to move, `width` bytes an entry, in the
@@ -138,6 +176,7 @@ pub fn write_body(
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
         .collect();
+    let fields = distinct_fields(indexer);
     let stored: [[u8; 2]; 256] =
         std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
     tasks.into_par_iter().try_for_each_init(
@@ -148,23 +187,27 @@ pub fn write_body(
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            if indexer.men_are_distinct()
+            let fast = fields.is_some()
                 && indexer.kings_fixed_by_identity_only(wk, bk)
-                && layout.in_region(wk)
-            {
-                // Every index of the pair is canonical; its digits are a slot's last
-                // fields, and overlaps are slots of code 0.
-                let base = layout.slot(&pair_squares(wk, bk, n));
-                let cells = cells.bytes(base, base + inner);
-                if width == 1 {
-                    for (entry, cell) in out.iter_mut().zip(cells) {
-                        *entry = stored[usize::from(cell)][0];
+                && layout.in_region(wk);
+            if let (true, Some(fields)) = (fast, fields.as_deref()) {
+                // Every index of the pair is canonical; the slot of its squares holds it, and
+                // overlaps are slots of code 0.
+                let radix = fields.last().expect("a man besides the kings").0 as usize;
+                for_each_run(fields, wk, bk, |run, squares| {
+                    let base = layout.slot(squares);
+                    let cells = cells.bytes(base, base + radix as u64);
+                    let out = &mut out[run * radix * width..][..radix * width];
+                    if width == 1 {
+                        for (entry, cell) in out.iter_mut().zip(cells) {
+                            *entry = stored[usize::from(cell)][0];
+                        }
+                    } else {
+                        for (entry, cell) in out.chunks_exact_mut(width).zip(cells) {
+                            entry.copy_from_slice(&stored[usize::from(cell)][..width]);
+                        }
                     }
-                } else {
-                    for (entry, cell) in out.chunks_exact_mut(width).zip(cells) {
-                        entry.copy_from_slice(&stored[usize::from(cell)][..width]);
-                    }
-                }
+                });
             } else {
                 out.fill(0);
                 indexer.for_each_position::<TABLE_MEN>(geo, first..end, side, |i, p| {

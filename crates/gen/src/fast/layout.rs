@@ -11,7 +11,9 @@
 //! `slot = region(wk) · S^(n−1) + Σ_{i ≥ 1} sq(manᵢ) · S^(n−1−i)`, men in the order of
 //! `Material::men` (White's king, Black's king, White's men, Black's men), `S` the board's
 //! squares and `region(wk)` the white king's number within the *region*: the squares that are
-//! the least of their orbit under the board's symmetries (10 of 64 on 8×8: a1–d1–d4). A move of
+//! the least of their orbit under the board's symmetries (10 of 64 on 8×8: a1–d1–d4; with pawns,
+//! whose moves only the left–right mirror keeps, 32: files a–d). A pawn's field is a square too
+//! (slots with a pawn on an end rank are never used). A move of
 //! man `i` from `a` to `b` adds `(b − a) · S^(n−1−i)`; only a white king move that leaves the
 //! region turns the whole position by a symmetry. KRBvKR on 8×8 has 10 · 64⁴ = 167,772,160
 //! slots per side to move (the stored index has 121,110,528 entries).
@@ -94,17 +96,21 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The layout of `material` (pawnless, at most [`MAX_MEN`] men) on `geo`'s board, with all
-    /// of the board's symmetries; `None` if the slots would not fit in 2⁵⁶.
+    /// The layout of `material` (at most [`MAX_MEN`] men) on `geo`'s board, with all of the
+    /// board's symmetries for pawnless material and the identity and the left–right mirror
+    /// (the symmetries that keep ranks, and so pawn moves) with pawns; `None` if the slots would
+    /// not fit in 2⁵⁶.
     pub fn new(geo: &Geometry, material: Material) -> Option<Layout> {
         let men = material.men();
-        if men.len() > MAX_MEN || material.has_pawns() {
+        if men.len() > MAX_MEN {
             return None;
         }
         let squares = geo.square_count() as u64;
+        let kept = if material.has_pawns() { 2 } else { usize::MAX };
         let maps: Vec<Vec<Sq>> = geo
             .symmetries()
             .iter()
+            .take(kept)
             .map(|s| (0..squares as Sq).map(|sq| s.apply(sq)).collect())
             .collect();
         let least = |sq: Sq| {

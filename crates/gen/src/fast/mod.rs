@@ -1,9 +1,10 @@
 //! The fast core: depth-to-mate by retrograde analysis over a field layout, one byte per slot
 //! and side to move, on boards of at most 64 squares.
 //!
-//! Owns: building one pawnless table's values ([`build`]), the conversion between the working
-//! layout and the stored index ([`convert`]), the work table ([`cells`]) and the attack tables
-//! it moves with ([`bits`]).
+//! Owns: building one table's values ([`build`]) — pawnless, or with pawns of one side only
+//! (pawns of both sides allow en passant, which is left to the reference core) — the
+//! conversion between the working layout and the stored index ([`convert`]), the work table
+//! ([`cells`]) and the attack tables it moves with ([`bits`]).
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
 //! compare its files byte for byte with the reference core in `super`); write a file itself.
 //!
@@ -21,12 +22,13 @@
 //!
 //! # The iteration
 //!
-//! * **init**, one parallel pass over all slots: illegal slots get `0`; captures are looked
-//!   up in the smaller tables, loaded into their own layouts so that a look-up is a few
-//!   arithmetic operations. A capture into a loss in `k` makes a win in at most `k + 1`, stored
-//!   at once as that win (a quicker one overwrites it); a capture into a draw gives `2`; a
-//!   position in check with no move is mated; one whose only moves are captures into wins is
-//!   lost after the longest of them, stored at once. Quiet moves are not counted.
+//! * **init**, one parallel pass over all slots: illegal slots get `0` (a pawn on an end rank
+//!   too); *exits* — captures, and promotions to each piece with or without a capture — are
+//!   looked up in the tables they lead into, loaded into their own layouts (only the side to
+//!   move the exits reach) so that a look-up is a few arithmetic operations. An exit into a loss in `k` makes a win in at most `k + 1`, stored
+//!   at once as that win (a quicker one overwrites it); an exit into a draw gives `2`; a
+//!   position in check with no move is mated; one whose only moves are exits into wins is
+//!   lost after the longest of them, stored at once. Moves that stay are not counted.
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -48,6 +50,13 @@
 //! (see below), making it a candidate again. A decided child never changes, so a check that
 //! fails later fails at or after the watched move, and wins the slot skipped checking reached
 //! are still wins.
+//!
+//! Pawns move within the table by pushes (one step, or two from the second rank) and un-move
+//! by un-pushes; a push or capture onto the last rank is a promotion, an exit. With pawns only
+//! the left–right mirror keeps the moves, so the layout folds the white king onto files a–d
+//! and everything below holds with that smaller group. A double step of a side whose opponent
+//! has no pawns never allows an en-passant capture, so such tables have no en-passant
+//! positions.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
@@ -92,7 +101,7 @@ use rayon::prelude::*;
 use retro_engine::material::side_index;
 use retro_engine::{Geometry, Material, Sq};
 use retro_format::Value;
-use retro_rules::Piece;
+use retro_rules::{Piece, Side};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 const NONE: u8 = 0;
@@ -175,13 +184,35 @@ impl Subtable {
     }
 }
 
-/// Where a capture of one man leads.
+/// Where a capture or a promotion leads: the smaller table and where each man goes in it.
 #[derive(Clone, Copy)]
-struct CaptureRule {
+struct ExitRule {
     sub: usize,
     flipped: bool,
-    /// For every man of this material, its number in the smaller material.
+    /// For every man of this material, its number in the other material (`NO_MAN` for a
+    /// captured man; a promoted pawn's number is that of the piece it becomes).
     to: [usize; MAX_MEN],
+    /// How many men the other material has.
+    len: usize,
+}
+
+/// The exits of one material: each capture of a man, and each promotion of a pawn to each
+/// piece, without or with the capture of each man.
+struct Exits {
+    /// By captured man.
+    captures: [Option<ExitRule>; MAX_MEN],
+    /// By pawn and promoted piece (`Piece::PROMOTIONS` order).
+    promotions: [[Option<ExitRule>; 4]; MAX_MEN],
+    /// By pawn, captured man and promoted piece.
+    promotion_captures: Vec<[Option<ExitRule>; 4]>,
+}
+
+impl Exits {
+    /// The rule of pawn `pawn` promoting to the `k`-th piece after taking `captured`.
+    #[inline(always)]
+    fn promotion_capture(&self, pawn: usize, captured: usize, k: usize) -> ExitRule {
+        self.promotion_captures[pawn * MAX_MEN + captured][k].expect("pawns promote")
+    }
 }
 
 /// What [`build`] computed.
@@ -232,27 +263,148 @@ struct Core<'a, const N: usize> {
     deepest: AtomicU32,
 }
 
-/// The smaller materials a capture in `material` leads into (canonical), in a fixed order.
-pub fn capture_targets(material: Material) -> Vec<Material> {
+/// The materials a capture or a promotion in `material` leads into (canonical), in a fixed
+/// order: captures first.
+pub fn exit_targets(material: Material) -> Vec<Material> {
     let mut targets: Vec<Material> = Vec::new();
-    for (i, _) in material.men().iter().enumerate().skip(2) {
-        let m = without_man(material, i).canonical().0;
+    let n = material.len();
+    let mut add = |m: Material| {
+        let m = m.canonical().0;
         if !targets.contains(&m) {
             targets.push(m);
+        }
+    };
+    for i in 2..n {
+        add(exit_material(material, &[i], None));
+    }
+    for (i, &(_, piece)) in material.men().iter().enumerate() {
+        if piece != Piece::Pawn {
+            continue;
+        }
+        for promoted in Piece::PROMOTIONS {
+            add(exit_material(material, &[], Some((i, promoted))));
+        }
+        for j in 2..n {
+            if material.men()[j].0 != material.men()[i].0 {
+                for promoted in Piece::PROMOTIONS {
+                    add(exit_material(material, &[j], Some((i, promoted))));
+                }
+            }
         }
     }
     targets
 }
 
-fn without_man(material: Material, i: usize) -> Material {
-    let mut men = material.men();
-    men.remove(i);
-    Material::from_men(&men)
+/// Whether both sides have pawns: only then can a double step allow an en-passant capture.
+pub fn has_pawns_of_both_sides(material: Material) -> bool {
+    material.count(Side::White, Piece::Pawn) > 0 && material.count(Side::Black, Piece::Pawn) > 0
 }
 
-/// Builds the values of pawnless `material` on `geo`'s board, with `subs` the tables of
-/// [`capture_targets`] in that order, first with `watch_keys` watch codes (`None`: one per
-/// square), then, if the depths left are too few, with none.
+/// For each of [`exit_targets`], the sides to move (White first) whose entries the build of
+/// `material` reads: after a capture either side may be to move, after a promotion only the
+/// opponent of the promoting side (colours exchanged for a target stored flipped).
+pub fn exit_sides(material: Material) -> Vec<[bool; 2]> {
+    let targets = exit_targets(material);
+    let mut sides = vec![[false; 2]; targets.len()];
+    let men = material.men();
+    let mut note = |removed: &[usize], promoted: Option<(usize, Piece)>, movers: &[Side]| {
+        let rule = exit_rule(material, &targets, removed, promoted);
+        for &mover in movers {
+            let after = side_index(retro_rules::opponent(mover)) ^ usize::from(rule.flipped);
+            sides[rule.sub][after] = true;
+        }
+    };
+    for i in 2..men.len() {
+        note(&[i], None, &Side::ALL);
+    }
+    for (i, &(side, piece)) in men.iter().enumerate() {
+        if piece != Piece::Pawn {
+            continue;
+        }
+        for promoted in Piece::PROMOTIONS {
+            note(&[], Some((i, promoted)), &[side]);
+            for j in (2..men.len()).filter(|&j| men[j].0 != side) {
+                note(&[j], Some((i, promoted)), &[side]);
+            }
+        }
+    }
+    sides
+}
+
+/// `material` without the men `removed`, with man `promoted.0` exchanged for `promoted.1`.
+fn exit_material(
+    material: Material,
+    removed: &[usize],
+    promoted: Option<(usize, Piece)>,
+) -> Material {
+    Material::from_men(&exit_men(material, removed, promoted))
+}
+
+fn exit_men(
+    material: Material,
+    removed: &[usize],
+    promoted: Option<(usize, Piece)>,
+) -> Vec<(Side, Piece)> {
+    material
+        .men()
+        .into_iter()
+        .enumerate()
+        .filter(|(j, _)| !removed.contains(j))
+        .map(|(j, (side, piece))| match promoted {
+            Some((i, to)) if i == j => (side, to),
+            _ => (side, piece),
+        })
+        .collect()
+}
+
+/// Where the men of `material` go after the exit removing `removed` and promoting `promoted`,
+/// in the table `targets[sub]`.
+fn exit_rule(
+    material: Material,
+    targets: &[Material],
+    removed: &[usize],
+    promoted: Option<(usize, Piece)>,
+) -> ExitRule {
+    let (canonical, flipped) = exit_material(material, removed, promoted).canonical();
+    let sub = targets
+        .iter()
+        .position(|&m| m == canonical)
+        .expect("every exit target is listed");
+    let sub_men = canonical.men();
+    let mut taken = [false; MAX_MEN];
+    let mut to = [NO_MAN; MAX_MEN];
+    for (j, (side, piece)) in material.men().into_iter().enumerate() {
+        if removed.contains(&j) {
+            continue;
+        }
+        let piece = match promoted {
+            Some((i, p)) if i == j => p,
+            _ => piece,
+        };
+        let side = if flipped {
+            retro_rules::opponent(side)
+        } else {
+            side
+        };
+        let k = (0..sub_men.len())
+            .find(|&k| !taken[k] && sub_men[k] == (side, piece))
+            .expect("the other material has this man");
+        taken[k] = true;
+        to[j] = k;
+    }
+    ExitRule {
+        sub,
+        flipped,
+        to,
+        len: sub_men.len(),
+    }
+}
+
+/// Builds the values of `material` on `geo`'s board, with `subs` the tables of
+/// [`exit_targets`] in that order, first with `watch_keys` watch codes (`None`: one per
+/// square), then, if the depths left are too few, with none. Material with pawns of both
+/// sides (whose double steps may allow an en-passant capture, a position of its own) is
+/// declined.
 pub fn build(
     geo: &Geometry,
     material: Material,
@@ -261,6 +413,9 @@ pub fn build(
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
     let start = std::time::Instant::now();
+    if has_pawns_of_both_sides(material) {
+        return Err(Declined::Unsupported);
+    }
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
     let size = layout.size();
@@ -276,34 +431,23 @@ pub fn build(
         side_men[s][side_len[s]] = i;
         side_len[s] += 1;
     }
-    let targets = capture_targets(material);
-    let mut captures = [None; MAX_MEN];
-    for (i, capture) in captures.iter_mut().enumerate().take(n).skip(2) {
-        let smaller = without_man(material, i);
-        let (canonical, flipped) = smaller.canonical();
-        let sub = targets
-            .iter()
-            .position(|&m| m == canonical)
-            .expect("every capture target is listed");
-        let sub_men = canonical.men();
-        let mut taken = [false; MAX_MEN];
-        let mut to = [NO_MAN; MAX_MEN];
-        for (j, &(side, p)) in men.iter().enumerate() {
-            if j == i {
-                continue;
+    let targets = exit_targets(material);
+    let mut exits = Exits {
+        captures: [None; MAX_MEN],
+        promotions: [[None; 4]; MAX_MEN],
+        promotion_captures: vec![[None; 4]; MAX_MEN * MAX_MEN],
+    };
+    for i in 2..n {
+        exits.captures[i] = Some(exit_rule(material, &targets, &[i], None));
+    }
+    for i in (2..n).filter(|&i| piece[i] == Piece::Pawn) {
+        for (k, promoted) in Piece::PROMOTIONS.into_iter().enumerate() {
+            exits.promotions[i][k] = Some(exit_rule(material, &targets, &[], Some((i, promoted))));
+            for j in (2..n).filter(|&j| men[j].0 != men[i].0) {
+                exits.promotion_captures[i * MAX_MEN + j][k] =
+                    Some(exit_rule(material, &targets, &[j], Some((i, promoted))));
             }
-            let side = if flipped {
-                retro_rules::opponent(side)
-            } else {
-                side
-            };
-            let k = (0..sub_men.len())
-                .find(|&k| !taken[k] && sub_men[k] == (side, p))
-                .expect("the smaller material has this man");
-            taken[k] = true;
-            to[j] = k;
         }
-        *capture = Some(CaptureRule { sub, flipped, to });
     }
     let mut side_of = [0usize; MAX_MEN];
     for (i, &(side, _)) in men.iter().enumerate() {
@@ -316,7 +460,14 @@ pub fn build(
         side_men,
         side_len,
         side_of,
-        captures,
+        allowed: std::array::from_fn(|i| {
+            if i < n && piece[i] == Piece::Pawn {
+                bits.pawn_squares()
+            } else {
+                u64::MAX
+            }
+        }),
+        exits,
         subs,
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
@@ -362,7 +513,9 @@ struct Parts<'a> {
     side_men: [[usize; MAX_MEN]; 2],
     side_len: [usize; 2],
     side_of: [usize; MAX_MEN],
-    captures: [Option<CaptureRule>; MAX_MEN],
+    /// By man, the squares it may stand on (a pawn: off the end ranks).
+    allowed: [Board64; MAX_MEN],
+    exits: Exits,
     subs: &'a [Subtable],
     mirror_rank: Vec<Sq>,
 }
@@ -563,6 +716,15 @@ impl<const N: usize> Core<'_, N> {
         (occ.count_ones() as usize == N).then_some(Placed { sq, occ, by_side })
     }
 
+    /// The squares man `i` on `sq` attacks when `occ` is occupied (a pawn: its captures).
+    #[inline(always)]
+    fn man_attacks(&self, i: usize, sq: Sq, occ: Board64) -> Board64 {
+        match self.shared.piece[i] {
+            Piece::Pawn => self.shared.bits.pawn_attacks(self.side_of(i), sq),
+            piece => self.shared.bits.attacks(piece, sq, occ),
+        }
+    }
+
     /// Whether a man of side `by` (other than man `skip`) attacks `target`.
     #[inline]
     fn attacked(&self, sq: &[Sq], target: Sq, by: usize, occ: Board64, skip: usize) -> bool {
@@ -570,11 +732,40 @@ impl<const N: usize> Core<'_, N> {
             .iter()
             .any(|&j| {
                 j != skip
-                    && self
-                        .shared
-                        .bits
-                        .attacks_square(self.shared.piece[j], sq[j], target, occ)
+                    && match self.shared.piece[j] {
+                        Piece::Pawn => {
+                            self.shared.bits.pawn_attacks(by, sq[j]) & (1 << target) != 0
+                        }
+                        piece => self.shared.bits.attacks_square(piece, sq[j], target, occ),
+                    }
             })
+    }
+
+    /// The squares man `i` on `from` moves to without capturing when `occ` is occupied (a pawn
+    /// reaching its last rank promotes: an exit).
+    #[inline(always)]
+    fn quiet_targets(&self, i: usize, from: Sq, occ: Board64) -> Board64 {
+        match self.shared.piece[i] {
+            Piece::Pawn => self.shared.bits.pawn_pushes(self.side_of(i), from, occ),
+            piece => self.shared.bits.attacks(piece, from, occ) & !occ,
+        }
+    }
+
+    /// The squares man `i`, standing on `sq`, can have come from by a move that captured
+    /// nothing and promoted nothing, when `occ` is occupied.
+    #[inline(always)]
+    fn unmove_targets(&self, i: usize, sq: Sq, occ: Board64) -> Board64 {
+        match self.shared.piece[i] {
+            Piece::Pawn => self.shared.bits.pawn_unpushes(self.side_of(i), sq, occ),
+            piece => self.shared.bits.attacks(piece, sq, occ) & !occ,
+        }
+    }
+
+    /// Whether man `i` moving to `to` promotes.
+    #[inline(always)]
+    fn promotes(&self, i: usize, to: Sq) -> bool {
+        self.shared.piece[i] == Piece::Pawn
+            && self.shared.bits.last_rank(self.side_of(i)) & (1 << to) != 0
     }
 
     /// The man of side `side` on `sq`.
@@ -586,15 +777,15 @@ impl<const N: usize> Core<'_, N> {
             .expect("an occupied square holds a man")
     }
 
-    /// The stored value, for the side to move after the capture, of the position where a man of
-    /// `mover` has just taken man `captured`; `after` has the mover on its new square.
+    /// The stored value, for the side to move after it, of the position an exit (`rule`) of a
+    /// move by side `mover` leads to; `after` has the moving man on its new square (and a
+    /// captured man still on it, which the rule leaves out).
     #[inline]
-    fn capture_value(&self, after: &[Sq], captured: usize, mover: usize) -> Value {
-        let rule = self.shared.captures[captured].expect("kings are never captured");
+    fn exit_value(&self, after: &[Sq], rule: ExitRule, mover: usize) -> Value {
         let sub = &self.shared.subs[rule.sub];
         let mut sq = [0 as Sq; MAX_MEN];
         for (j, &s) in after.iter().enumerate() {
-            if j != captured {
+            if rule.to[j] != NO_MAN {
                 sq[rule.to[j]] = if rule.flipped {
                     self.shared.mirror_rank[usize::from(s)]
                 } else {
@@ -602,11 +793,52 @@ impl<const N: usize> Core<'_, N> {
                 };
             }
         }
-        let k = N - 1;
+        let k = rule.len;
         sub.layout.fold(&mut sq[..k]);
         let slot = sub.layout.slot(&sq[..k]);
         let side = (1 - mover) ^ usize::from(rule.flipped);
         Value::from_code(u32::from(sub.codes[side][slot as usize]))
+    }
+
+    /// Calls `visit` with the value (for the side to move after it) of every move of side `x`
+    /// in `p` that leaves the table: captures, and promotions with and without a capture.
+    #[inline]
+    fn for_each_exit(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        x: usize,
+        mut visit: impl FnMut(Value),
+    ) {
+        let y = 1 - x;
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            let from = p.sq[i];
+            let pawn = self.shared.piece[i] == Piece::Pawn;
+            let mut targets = attacks[i] & p.by_side[y];
+            if pawn {
+                targets |= self.quiet_targets(i, from, p.occ) & self.shared.bits.last_rank(x);
+            }
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let mut after = p.sq;
+                after[i] = t;
+                let captured = (p.by_side[y] & (1 << t) != 0).then(|| self.man_on(&p.sq, y, t));
+                if pawn && self.promotes(i, t) {
+                    for k in 0..Piece::PROMOTIONS.len() {
+                        let rule = match captured {
+                            Some(j) => self.shared.exits.promotion_capture(i, j, k),
+                            None => self.shared.exits.promotions[i][k].expect("pawns promote"),
+                        };
+                        visit(self.exit_value(&after, rule, x));
+                    }
+                } else {
+                    let j = captured.expect("a move that stays is no exit");
+                    let rule = self.shared.exits.captures[j].expect("kings are never captured");
+                    visit(self.exit_value(&after, rule, x));
+                }
+            }
+        }
     }
 
     /// Calls `visit` with every slot of `first..end` and its init codes with White and with
@@ -626,12 +858,14 @@ impl<const N: usize> Core<'_, N> {
                 outer_by_side[self.side_of(i)] |= 1 << s;
             }
             let outer_occ = outer_by_side[0] | outer_by_side[1];
-            // Men on one square, or (the last man not being a king) kings that are not folded
-            // or that stand side by side: no slot of the run is a legal position.
+            // Men on one square, a pawn on an end rank, or (the last man not being a king)
+            // kings that are not folded or that stand side by side: no slot of the run is a
+            // legal position.
             let kings_apart = last < 2
                 || (self.shared.layout.kings_folded(sq[0], sq[1])
                     && self.shared.bits.attacks(Piece::King, sq[0], 0) & (1 << sq[1]) == 0);
-            if (outer_occ.count_ones() as usize) < last || !kings_apart {
+            let allowed = (0..last).all(|i| self.shared.allowed[i] & (1 << sq[i]) != 0);
+            if (outer_occ.count_ones() as usize) < last || !kings_apart || !allowed {
                 for slot in slot..run_end {
                     visit(slot, [NONE, NONE]);
                 }
@@ -640,16 +874,13 @@ impl<const N: usize> Core<'_, N> {
             }
             let mut outer_attacks = [0 as Board64; N];
             for i in 0..last {
-                outer_attacks[i] = self
-                    .shared
-                    .bits
-                    .attacks(self.shared.piece[i], sq[i], outer_occ);
+                outer_attacks[i] = self.man_attacks(i, sq[i], outer_occ);
             }
             let last_side = self.side_of(last);
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
                 let bit = 1u64 << t;
-                if outer_occ & bit != 0 {
+                if (outer_occ | !self.shared.allowed[last]) & bit != 0 {
                     visit(slot, [NONE, NONE]);
                     continue;
                 }
@@ -669,7 +900,7 @@ impl<const N: usize> Core<'_, N> {
                         attacks[i] = self.shared.bits.attacks(self.shared.piece[i], sq[i], occ);
                     }
                 }
-                attacks[last] = self.shared.bits.attacks(self.shared.piece[last], t, occ);
+                attacks[last] = self.man_attacks(last, t, occ);
                 let p = Placed { sq, occ, by_side };
                 visit(slot, self.classify(&p, &attacks));
             }
@@ -709,32 +940,17 @@ impl<const N: usize> Core<'_, N> {
 
     /// The init code of a legal placement with side `x` to move, given every man's attacks.
     fn classify_side(&self, p: &Placed<N>, attacks: &[Board64; N], x: usize, in_check: bool) -> u8 {
-        let y = 1 - x;
         let mut capture_win: Option<u32> = None;
         let mut escape = false;
         let mut capture_loss: Option<u32> = None;
-        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
-            // The opponent's king is not attacked (the placement is legal with `x` to move).
-            let mut targets = attacks[i] & p.by_side[y];
-            while targets != 0 {
-                let t = targets.trailing_zeros() as Sq;
-                targets &= targets - 1;
-                let j = self.man_on(&p.sq, y, t);
-                let mut after = p.sq;
-                after[i] = t;
-                match self.capture_value(&after, j, x) {
-                    Value::Loss(k) => {
-                        capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1)))
-                    }
-                    Value::Draw => escape = true,
-                    Value::Win(k) => {
-                        capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1)))
-                    }
-                    // The capturing side's king is left in check: no move.
-                    Value::Illegal => {}
-                }
-            }
-        }
+        // The opponent's king is not attacked (the placement is legal with `x` to move).
+        self.for_each_exit(p, attacks, x, |value| match value {
+            Value::Loss(k) => capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1))),
+            Value::Draw => escape = true,
+            Value::Win(k) => capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1))),
+            // The moving side's king is left in check: no move.
+            Value::Illegal => {}
+        });
         if let Some(w) = capture_win {
             return self.code_for(w);
         }
@@ -758,15 +974,18 @@ impl<const N: usize> Core<'_, N> {
         self.codes.decided(plies)
     }
 
-    /// Whether side `x` has a legal move that captures nothing.
+    /// Whether side `x` has a legal move that stays in the table (captures and promotes
+    /// nothing).
     fn has_quiet_move(&self, p: &Placed<N>, x: usize) -> bool {
         let y = 1 - x;
         self.shared.side_men[x][..self.shared.side_len[x]]
             .iter()
             .any(|&i| {
                 let from = p.sq[i];
-                let mut targets =
-                    self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.occ;
+                let mut targets = self.quiet_targets(i, from, p.occ);
+                if self.shared.piece[i] == Piece::Pawn {
+                    targets &= !self.shared.bits.last_rank(x);
+                }
                 while targets != 0 {
                     let t = targets.trailing_zeros() as Sq;
                     targets &= targets - 1;
@@ -801,7 +1020,7 @@ impl<const N: usize> Core<'_, N> {
         let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         for &i in &self.shared.side_men[y][..self.shared.side_len[y]] {
             let from = p.sq[i];
-            let mut targets = self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.occ;
+            let mut targets = self.unmove_targets(i, from, p.occ);
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
@@ -882,8 +1101,13 @@ impl<const N: usize> Core<'_, N> {
             .rev()
         {
             let from = p.sq[i];
-            let mut targets =
-                self.shared.bits.attacks(self.shared.piece[i], from, p.occ) & !p.by_side[x];
+            let mut targets = match self.shared.piece[i] {
+                Piece::Pawn => {
+                    self.shared.bits.pawn_attacks(x, from) & p.by_side[y]
+                        | self.shared.bits.pawn_pushes(x, from, p.occ)
+                }
+                piece => self.shared.bits.attacks(piece, from, p.occ) & !p.by_side[x],
+            };
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
@@ -895,10 +1119,31 @@ impl<const N: usize> Core<'_, N> {
                 };
                 // A move into an illegal position (its own king in check) has a child of code
                 // 0, in this table or the smaller one: it is no move, and is passed over.
-                let plies = if capture {
+                let plies = if self.promotes(i, t) {
                     let mut after = p.sq;
                     after[i] = t;
-                    match self.capture_value(&after, j, x) {
+                    let mut longest_here = None;
+                    for k in 0..Piece::PROMOTIONS.len() {
+                        let rule = if capture {
+                            self.shared.exits.promotion_capture(i, j, k)
+                        } else {
+                            self.shared.exits.promotions[i][k].expect("pawns promote")
+                        };
+                        match self.exit_value(&after, rule, x) {
+                            Value::Win(k) => longest_here = Some(longest_here.unwrap_or(0).max(k)),
+                            Value::Illegal => {}
+                            _ => return Err(UNKNOWN),
+                        }
+                    }
+                    match longest_here {
+                        Some(k) => k,
+                        None => continue,
+                    }
+                } else if capture {
+                    let mut after = p.sq;
+                    after[i] = t;
+                    let rule = self.shared.exits.captures[j].expect("kings are never captured");
+                    match self.exit_value(&after, rule, x) {
                         Value::Win(k) => k,
                         Value::Illegal => continue,
                         _ => return Err(UNKNOWN),
