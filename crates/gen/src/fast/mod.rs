@@ -484,21 +484,19 @@ pub fn build(
         _ => Err(Declined::Unsupported),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
-    // deeper than what is left is built again without.
+    // deeper than what is left gives the watch codes up when it reaches that depth, and one
+    // whose first values (exits) already lie deeper is built again without.
     let watching = WorkCodes {
         watch_keys: watch_keys.unwrap_or(layout.square_count() as u8),
     };
-    let (solved, codes) = match solve_with(watching) {
-        Err(Declined::TooDeep) => {
-            let plain = WorkCodes { watch_keys: 0 };
-            (solve_with(plain)?, plain)
-        }
-        other => (other?, watching),
+    let solved = match solve_with(watching) {
+        Err(Declined::TooDeep) => solve_with(WorkCodes { watch_keys: 0 })?,
+        other => other?,
     };
     Ok(Built {
         cells: solved.cells,
         layout,
-        codes,
+        codes: solved.codes,
         max_plies: solved.max_plies,
         depths: solved.depths,
         init_seconds: start.elapsed().as_secs_f64() - solved.retrograde_seconds,
@@ -521,6 +519,8 @@ struct Parts<'a> {
 }
 
 struct Solved {
+    /// The codes the cells hold at the end.
+    codes: WorkCodes,
     cells: [Cells; 2],
     max_plies: u32,
     depths: u32,
@@ -537,7 +537,8 @@ fn solve<const N: usize>(
     let layout = parts.layout;
     let size = layout.size();
     let chunks = size.div_ceil(CHUNK) as usize;
-    let core = Core::<N> {
+    let mut codes = codes;
+    let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
         codes,
@@ -596,6 +597,11 @@ fn solve<const N: usize>(
     observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
     let mut depth: u32 = 0;
     loop {
+        // The pass of depth `d` stores values of at most `d + 1` plies: when those no longer
+        // fit beside the watch codes, the watch codes are given up, in place.
+        if depth + 1 > codes.max_plies() && codes.watch_keys > 0 {
+            codes = core.stop_watching();
+        }
         let code = codes.decided(depth);
         let mut found = 0;
         // One side at a time: its table is scanned while only the other side's is written.
@@ -645,7 +651,7 @@ fn solve<const N: usize>(
             }
         }
         core.check()?;
-        if found == 0 && u32::from(code) >= deepest.load(Ordering::Relaxed) {
+        if found == 0 && u32::from(code) >= core.deepest.load(Ordering::Relaxed) {
             break;
         }
         depth += 1;
@@ -670,6 +676,7 @@ fn solve<const N: usize>(
         .max()
         .unwrap_or(0);
     Ok(Solved {
+        codes,
         cells,
         max_plies,
         depths: depth,
@@ -1170,6 +1177,51 @@ impl<const N: usize> Core<'_, N> {
             }
         }
         Ok(longest)
+    }
+
+    /// Gives up the watch codes between passes: watching slots become undecided (re-examined
+    /// at every new win among their children, which watching only spared checks that would
+    /// fail) and decided codes move down to the same depths without watch codes, so that a
+    /// byte holds deeper values; the chunks' code sets are made again. Returns the new codes.
+    fn stop_watching(&mut self) -> WorkCodes {
+        let old = self.codes;
+        let new = WorkCodes { watch_keys: 0 };
+        let map: [u8; 256] = std::array::from_fn(|c| {
+            let c = c as u8;
+            match old.plies(c) {
+                Some(plies) => new.decided(plies),
+                None if c >= WATCHING && c != CANDIDATE => UNKNOWN,
+                None => c,
+            }
+        });
+        for x in 0..2 {
+            let cells = &self.cells[x];
+            let presence = &self.presence[x];
+            let size = cells.len();
+            presence.par_iter().enumerate().for_each(|(chunk, sets)| {
+                let first = chunk as u64 * CHUNK;
+                let end = (first + CHUNK).min(size);
+                let mut present = [0u64; 4];
+                let mut word = 0u64;
+                for (k, code) in cells.bytes(first, end).enumerate() {
+                    let code = map[usize::from(code)];
+                    present[usize::from(code >> 6)] |= 1 << (code & 63);
+                    word |= u64::from(code) << (k % 8 * 8);
+                    if k % 8 == 7 || first + k as u64 + 1 == end {
+                        cells.set_word((first / 8) as usize + k / 8, word);
+                        word = 0;
+                    }
+                }
+                for (set, bits) in sets.iter().zip(present) {
+                    set.store(bits, Ordering::Relaxed);
+                }
+            });
+        }
+        let deepest = self.deepest.load(Ordering::Relaxed);
+        self.deepest
+            .store(u32::from(map[deepest.min(255) as usize]), Ordering::Relaxed);
+        self.codes = new;
+        new
     }
 
     /// Records that the value `code` was written into `slot`'s chunk on side `x`.
