@@ -15,7 +15,8 @@
 //!   `d₀ < d₁ < …` within its domain: every square for a piece, the squares off the end ranks
 //!   for a pawn; so a lone rook has 64 values on 8×8 and two rooks C(64, 2) = 2016;
 //! * `ep_code` is 0 without an en-passant target, else 1 + the number of the pawn (within its
-//!   group) that has just double-stepped (pawnless materials have no such digit).
+//!   group) that has just double-stepped (materials without pawns of both sides have no such
+//!   digit: no en-passant capture is possible in them).
 //!
 //! The symmetry group is the board's (8 symmetries of a square board, 4 of another) for
 //! pawnless material, and the left–right mirror when pawns are present. A position is indexed
@@ -169,7 +170,12 @@ impl Indexer {
             .checked_mul(pairs.len() as u64)
             .ok_or_else(too_large)?;
         let pawns = |s: Side| material.count(s, Piece::Pawn) as u64;
-        let ep_codes = 1 + pawns(Side::White).max(pawns(Side::Black));
+        // An en-passant capture needs a pawn of each side: without, no position has a target.
+        let ep_codes = if pawns(Side::White) > 0 && pawns(Side::Black) > 0 {
+            1 + pawns(Side::White).max(pawns(Side::Black))
+        } else {
+            1
+        };
         placements.checked_mul(ep_codes).ok_or_else(too_large)?;
         Ok(Indexer {
             material,
@@ -302,7 +308,8 @@ impl Indexer {
                 let j = squares[group.start..group.start + group.count]
                     .iter()
                     .position(|&s| s == pawn)?;
-                if !p.en_passant_consistent(geo, p.en_passant()?) {
+                // Without pawns of both sides no target is legal, and there is no code for one.
+                if !p.en_passant_consistent(geo, p.en_passant()?) || 1 + j as u64 >= self.ep_codes {
                     return None;
                 }
                 1 + j as u64
@@ -707,7 +714,13 @@ mod tests {
         // With pawns only the mirror is removed, and pawns live on 48 squares.
         let kp = ix("KPvK");
         assert_eq!(kp.symmetry_count(), 2);
-        assert_eq!(kp.size(), kp.king_pairs() as u64 * 48 * 2);
+        // No en-passant codes without pawns of both sides; with them, one per pawn of the side
+        // with more, beside the code for no target.
+        assert_eq!(kp.size(), kp.king_pairs() as u64 * 48);
+        let kpkp = ix("KPvKP");
+        assert_eq!(kpkp.size(), kpkp.king_pairs() as u64 * 48 * 48 * 2);
+        let kppkp = ix("KPPvKP");
+        assert_eq!(kppkp.size(), kppkp.king_pairs() as u64 * 1128 * 48 * 3);
     }
 
     #[test]

@@ -49,8 +49,9 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: [u8; 8] = *b"RETROTB\x1a";
 /// The version of the layout this crate reads and writes.
 pub const FORMAT_VERSION: u32 = 1;
-/// The index scheme of `retro_engine::index`.
-pub const INDEX_SCHEME: u32 = 1;
+/// The index scheme of `retro_engine::index` (2: en-passant codes only where both sides have
+/// pawns; scheme 1 files are refused, to be built again).
+pub const INDEX_SCHEME: u32 = 2;
 
 const FIXED_HEADER: usize = 72;
 const HASH_LEN: usize = 32;

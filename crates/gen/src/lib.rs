@@ -255,17 +255,22 @@ impl Builder {
         for material in self.plan(targets)? {
             let path = self.path_of(material);
             let report = match Table::open(&path) {
-                Ok(table) if table.header().material == material.to_string() => BuildReport {
-                    material,
-                    path,
-                    reused: true,
-                    entries_per_side: table.header().entries_per_side,
-                    max_plies: table.header().max_plies,
-                    seconds: 0.0,
-                    init_seconds: 0.0,
-                    depths: 0,
-                    core: None,
-                },
+                Ok(table)
+                    if table.header().material == material.to_string()
+                        && table.header().index_scheme == retro_format::INDEX_SCHEME =>
+                {
+                    BuildReport {
+                        material,
+                        path,
+                        reused: true,
+                        entries_per_side: table.header().entries_per_side,
+                        max_plies: table.header().max_plies,
+                        seconds: 0.0,
+                        init_seconds: 0.0,
+                        depths: 0,
+                        core: None,
+                    }
+                }
                 _ => self.build_one(material, observer)?,
             };
             observer.finished(&report);

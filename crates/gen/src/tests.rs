@@ -179,6 +179,23 @@ fn existing_tables_are_reused_and_damaged_ones_rebuilt() {
         vec![true, false]
     );
     assert!(Table::open(&path).is_ok());
+    // A file of an older index scheme, intact otherwise, is built again too.
+    let table = Table::open(&path).unwrap();
+    let old = retro_format::Header {
+        index_scheme: retro_format::INDEX_SCHEME - 1,
+        ..table.header().clone()
+    };
+    retro_format::write_table(&path, &old, table.body()).unwrap();
+    drop(table);
+    let fourth = builder.build(&[krk], &Silent).unwrap();
+    assert_eq!(
+        fourth.iter().map(|r| r.reused).collect::<Vec<_>>(),
+        vec![true, false]
+    );
+    assert_eq!(
+        Table::open(&path).unwrap().header().index_scheme,
+        retro_format::INDEX_SCHEME
+    );
 }
 
 /// Builds `materials` (and what they need) with both cores and compares the stored bodies.

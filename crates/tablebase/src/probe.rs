@@ -27,7 +27,7 @@ pub enum ProbeError {
     #[error(transparent)]
     Format(#[from] FormatError),
     /// The table's header does not describe this material and board.
-    #[error("{}: the file holds {found}, not {expected}", path.display())]
+    #[error("{}: the file holds {found}, not {expected}; build it again with `retro gen`", path.display())]
     WrongTable {
         /// The file.
         path: PathBuf,
@@ -156,12 +156,16 @@ impl Tablebase {
         };
         let h = table.header();
         let board = self.geo.board();
-        let expected = format!("{material} on {board}, {} entries per side", indexer.size());
-        let found = format!(
-            "{} on {}x{}, {} entries per side",
-            h.material, h.files, h.ranks, h.entries_per_side
+        let expected = format!(
+            "{material} on {board}, index scheme {}, {} entries per side",
+            retro_format::INDEX_SCHEME,
+            indexer.size()
         );
-        if expected != found || h.index_scheme != retro_format::INDEX_SCHEME {
+        let found = format!(
+            "{} on {}x{}, index scheme {}, {} entries per side",
+            h.material, h.files, h.ranks, h.index_scheme, h.entries_per_side
+        );
+        if expected != found {
             return Err(ProbeError::WrongTable {
                 path,
                 expected,

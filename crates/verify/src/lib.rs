@@ -120,7 +120,10 @@ pub enum VerifyError {
     #[error(transparent)]
     Format(#[from] FormatError),
     /// The table's header does not describe the category it is named for.
-    #[error("{}: the header describes {found}, expected {expected}", path.display())]
+    #[error(
+        "{}: the header describes {found}, expected {expected}; build it again with `retro gen`",
+        path.display()
+    )]
     WrongHeader {
         /// The file.
         path: PathBuf,

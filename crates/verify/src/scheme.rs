@@ -26,7 +26,8 @@
 //! * the canonical image of a position with an en-passant target is the least (key, target)
 //!   pair, and `index = ep code × pairs × inner + (the index above)`, where the code is 0
 //!   without a target and otherwise `1 +` the place within its group of the pawn that has just
-//!   double-stepped; the table has `1 +` (the most pawns of either side) codes.
+//!   double-stepped; the table has `1 +` (the most pawns of either side) codes when both sides
+//!   have pawns, and the one code 0 otherwise (no en-passant capture is then possible).
 //!
 //! # Looking up many positions
 //!
@@ -107,7 +108,7 @@ pub struct Scheme {
     pawn_group: Vec<bool>,
     /// Each group's radix: C(its domain, its size).
     radices: Vec<u64>,
-    /// 1 + the most pawns either side has: the en-passant codes.
+    /// The en-passant codes: 1 + the most pawns either side has when both have pawns, else 1.
     ep_codes: u64,
     /// For each listed man: its group (none for the kings), and what one unit of each group's
     /// digit adds to the index (the product of the radices of the later groups).
@@ -178,7 +179,12 @@ impl Scheme {
             .map(|(g, &(_, count))| binomial(domain(g), count as u64))
             .collect();
         let pawns = |side: Side| listed.iter().filter(|&&m| m == (side, Piece::Pawn)).count();
-        let ep_codes = 1 + pawns(Side::White).max(pawns(Side::Black)) as u64;
+        // An en-passant capture needs a pawn of each side; without, no position has a target.
+        let ep_codes = if pawns(Side::White) > 0 && pawns(Side::Black) > 0 {
+            1 + pawns(Side::White).max(pawns(Side::Black)) as u64
+        } else {
+            1
+        };
         let count = squares.len();
         let maps: Vec<Vec<u32>> = symmetries
             .iter()
@@ -237,9 +243,9 @@ impl Scheme {
     }
 
     /// Whether the category has pawns (then only the identity and the file mirror are
-    /// symmetries, and positions may have an en-passant target).
+    /// symmetries, and with pawns of both sides positions may have an en-passant target).
     pub fn has_pawns(&self) -> bool {
-        self.ep_codes > 1
+        self.pawn_group.contains(&true)
     }
 
     /// The number of a square within group `g`'s domain: its own number, or for a pawn its
@@ -384,7 +390,9 @@ impl Scheme {
             .zip(&self.men[place..])
             .take_while(|(_, &m)| m == (them, Piece::Pawn))
             .position(|(&n, _)| n == pawn)?;
-        Some((1 + j as u64) * self.pairs.len() as u64 * self.inner + base)
+        // Without pawns of both sides no target is legal, and the table has no code for one.
+        let code = 1 + j as u64;
+        (code < self.ep_codes).then(|| code * self.pairs.len() as u64 * self.inner + base)
     }
 
     /// Whether a placement that is its own canonical image (identical men in increasing order)
