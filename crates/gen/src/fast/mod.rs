@@ -1101,8 +1101,9 @@ impl<const N: usize> Core<'_, N> {
         let y = 1 - x;
         let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         let mut longest = 0;
-        // The men with the shortest strides first: their children lie near this slot in
-        // memory, and most checks fail at their first undecided child.
+        // The moves that stay in the table first, the men with the shortest strides first:
+        // their children lie near this slot in memory, and most checks fail at their first
+        // undecided child.
         for &i in self.shared.side_men[x][..self.shared.side_len[x]]
             .iter()
             .rev()
@@ -1110,71 +1111,49 @@ impl<const N: usize> Core<'_, N> {
             let from = p.sq[i];
             let mut targets = match self.shared.piece[i] {
                 Piece::Pawn => {
-                    self.shared.bits.pawn_attacks(x, from) & p.by_side[y]
-                        | self.shared.bits.pawn_pushes(x, from, p.occ)
+                    self.shared.bits.pawn_pushes(x, from, p.occ) & !self.shared.bits.last_rank(x)
                 }
-                piece => self.shared.bits.attacks(piece, from, p.occ) & !p.by_side[x],
+                piece => self.shared.bits.attacks(piece, from, p.occ) & !p.occ,
             };
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
-                let capture = p.by_side[y] & (1 << t) != 0;
-                let j = if capture {
-                    self.man_on(&p.sq, y, t)
+                let child = if self.needs_fold(i, white_king_fixed) {
+                    let mut after = p.sq;
+                    after[i] = t;
+                    self.shared.layout.fold(&mut after[..]);
+                    self.shared.layout.slot(&after[..])
                 } else {
-                    NO_MAN
+                    self.shared.layout.moved(slot, i, from, t)
                 };
                 // A move into an illegal position (its own king in check) has a child of code
-                // 0, in this table or the smaller one: it is no move, and is passed over.
-                let plies = if self.promotes(i, t) {
-                    let mut after = p.sq;
-                    after[i] = t;
-                    let mut longest_here = None;
-                    for k in 0..Piece::PROMOTIONS.len() {
-                        let rule = if capture {
-                            self.shared.exits.promotion_capture(i, j, k)
-                        } else {
-                            self.shared.exits.promotions[i][k].expect("pawns promote")
-                        };
-                        match self.exit_value(&after, rule, x) {
-                            Value::Win(k) => longest_here = Some(longest_here.unwrap_or(0).max(k)),
-                            Value::Illegal => {}
-                            _ => return Err(UNKNOWN),
-                        }
-                    }
-                    match longest_here {
-                        Some(k) => k,
-                        None => continue,
-                    }
-                } else if capture {
-                    let mut after = p.sq;
-                    after[i] = t;
-                    let rule = self.shared.exits.captures[j].expect("kings are never captured");
-                    match self.exit_value(&after, rule, x) {
-                        Value::Win(k) => k,
-                        Value::Illegal => continue,
-                        _ => return Err(UNKNOWN),
-                    }
-                } else {
-                    let child = if self.needs_fold(i, white_king_fixed) {
-                        let mut after = p.sq;
-                        after[i] = t;
-                        self.shared.layout.fold(&mut after[..]);
-                        self.shared.layout.slot(&after[..])
-                    } else {
-                        self.shared.layout.moved(slot, i, from, t)
-                    };
-                    let code = self.cells[y].get(child);
-                    if code == NONE {
-                        continue;
-                    }
-                    match self.codes.plies(code) {
-                        Some(k) if k % 2 == 1 && k <= depth => k,
-                        _ => return Err(self.codes.watching(t)),
-                    }
-                };
-                longest = longest.max(plies);
+                // 0: it is no move, and is passed over.
+                let code = self.cells[y].get(child);
+                if code == NONE {
+                    continue;
+                }
+                match self.codes.plies(code) {
+                    Some(k) if k % 2 == 1 && k <= depth => longest = longest.max(k),
+                    _ => return Err(self.codes.watching(t)),
+                }
             }
+        }
+        // Then the exits, whose look-ups reach other tables. Each leads to a win for the
+        // opponent or nowhere (an illegal position, code 0): an exit into a draw or a loss made
+        // the slot unable to lose, or won, in the init pass, and such a slot is never a
+        // candidate.
+        let mut attacks = [0 as Board64; N];
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
+        }
+        let mut undecided = false;
+        self.for_each_exit(&p, &attacks, x, |value| match value {
+            Value::Win(k) => longest = longest.max(k),
+            Value::Illegal => {}
+            _ => undecided = true,
+        });
+        if undecided {
+            return Err(UNKNOWN);
         }
         Ok(longest)
     }
