@@ -1101,6 +1101,8 @@ impl<const N: usize> Core<'_, N> {
         let y = 1 - x;
         let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         let mut longest = 0;
+        // Each man's attacks, kept for the exits below.
+        let mut attacks = [0 as Board64; N];
         // The moves that stay in the table first, the men with the shortest strides first:
         // their children lie near this slot in memory, and most checks fail at their first
         // undecided child.
@@ -1109,11 +1111,12 @@ impl<const N: usize> Core<'_, N> {
             .rev()
         {
             let from = p.sq[i];
+            attacks[i] = self.man_attacks(i, from, p.occ);
             let mut targets = match self.shared.piece[i] {
                 Piece::Pawn => {
                     self.shared.bits.pawn_pushes(x, from, p.occ) & !self.shared.bits.last_rank(x)
                 }
-                piece => self.shared.bits.attacks(piece, from, p.occ) & !p.occ,
+                _ => attacks[i] & !p.occ,
             };
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
@@ -1142,10 +1145,6 @@ impl<const N: usize> Core<'_, N> {
         // opponent or nowhere (an illegal position, code 0): an exit into a draw or a loss made
         // the slot unable to lose, or won, in the init pass, and such a slot is never a
         // candidate.
-        let mut attacks = [0 as Board64; N];
-        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
-            attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
-        }
         let mut undecided = false;
         self.for_each_exit(&p, &attacks, x, |value| match value {
             Value::Win(k) => longest = longest.max(k),
