@@ -531,14 +531,6 @@ impl Indexer {
         self.inner
     }
 
-    /// Whether every man but the kings is alone of its kind and no man is a pawn: then the
-    /// digits of `men` are the men's square numbers, the last man's least significant.
-    pub fn men_are_distinct(&self) -> bool {
-        self.groups
-            .iter()
-            .all(|g| g.count == 1 && g.piece != Piece::Pawn)
-    }
-
     /// When every man but the kings is alone of its kind: for each of them, in order, the
     /// radix of its digit and the square of digit 0 (a pawn's digits number the squares off the
     /// end ranks, which follow one another from the first square of the second rank), so that

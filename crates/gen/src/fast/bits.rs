@@ -46,6 +46,17 @@ pub struct Bits {
     pawn_squares: Board64,
 }
 
+/// The square `one` if empty, and then also `two` if empty: a pawn's step and double step,
+/// forwards or backwards, the second passing over the first.
+#[inline(always)]
+fn one_then_two(one: Board64, two: Board64, occ: Board64) -> Board64 {
+    let one = one & !occ;
+    if one == 0 {
+        return 0;
+    }
+    one | (two & !occ)
+}
+
 fn word(set: SqSet) -> Board64 {
     set.iter().fold(0, |w, sq| w | 1 << sq)
 }
@@ -161,11 +172,11 @@ impl Bits {
     /// occupied: one step ahead if empty, and from the second rank two if both are empty.
     #[inline(always)]
     pub fn pawn_pushes(&self, x: usize, sq: Sq, occ: Board64) -> Board64 {
-        let one = self.pawn_step[x][usize::from(sq)] & !occ;
-        if one == 0 {
-            return 0;
-        }
-        one | (self.pawn_double[x][usize::from(sq)] & !occ)
+        one_then_two(
+            self.pawn_step[x][usize::from(sq)],
+            self.pawn_double[x][usize::from(sq)],
+            occ,
+        )
     }
 
     /// The squares a pawn of side `x` standing on `sq` can have come from by a push when `occ`
@@ -173,11 +184,11 @@ impl Bits {
     /// steps behind if both squares are empty.
     #[inline(always)]
     pub fn pawn_unpushes(&self, x: usize, sq: Sq, occ: Board64) -> Board64 {
-        let one = self.pawn_back[x][usize::from(sq)] & !occ;
-        if one == 0 {
-            return 0;
-        }
-        one | (self.pawn_double_back[x][usize::from(sq)] & !occ)
+        one_then_two(
+            self.pawn_back[x][usize::from(sq)],
+            self.pawn_double_back[x][usize::from(sq)],
+            occ,
+        )
     }
 
     /// Side `x`'s last rank.

@@ -64,8 +64,8 @@ pub fn load_subtable(
                     // Every index of the pair is a position or an overlap (code 0), and the
                     // only slot holding it is the one with the same squares.
                     let pair_entries = &half[first as usize * width..end as usize * width];
+                    let radix = fields.last().expect("a man besides the kings").0 as usize;
                     for_each_run(fields, wk, bk, |run, squares| {
-                        let radix = fields.last().expect("a man besides the kings").0 as usize;
                         let base = layout.slot(squares) as usize;
                         let entries = &pair_entries[run * radix * width..][..radix * width];
                         for (k, entry) in entries.chunks_exact(width).enumerate() {

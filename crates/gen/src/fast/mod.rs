@@ -25,10 +25,11 @@
 //! * **init**, one parallel pass over all slots: illegal slots get `0` (a pawn on an end rank
 //!   too); *exits* — captures, and promotions to each piece with or without a capture — are
 //!   looked up in the tables they lead into, loaded into their own layouts (only the side to
-//!   move the exits reach) so that a look-up is a few arithmetic operations. An exit into a loss in `k` makes a win in at most `k + 1`, stored
-//!   at once as that win (a quicker one overwrites it); an exit into a draw gives `2`; a
-//!   position in check with no move is mated; one whose only moves are exits into wins is
-//!   lost after the longest of them, stored at once. Moves that stay are not counted.
+//!   move the exits reach) so that a look-up is a few arithmetic operations. An exit into a
+//!   loss in `k` makes a win in at most `k + 1`, stored at once as that win (a quicker one
+//!   overwrites it); an exit into a draw gives `2`; a position in check with no move is mated;
+//!   one whose only moves are exits into wins is lost after the longest of them, stored at
+//!   once. Moves that stay are not counted.
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -263,35 +264,40 @@ struct Core<'a, const N: usize> {
     deepest: AtomicU32,
 }
 
-/// The materials a capture or a promotion in `material` leads into (canonical), in a fixed
-/// order: captures first.
-pub fn exit_targets(material: Material) -> Vec<Material> {
-    let mut targets: Vec<Material> = Vec::new();
-    let n = material.len();
-    let mut add = |m: Material| {
-        let m = m.canonical().0;
-        if !targets.contains(&m) {
-            targets.push(m);
-        }
-    };
-    for i in 2..n {
-        add(exit_material(material, &[i], None));
+/// Calls `visit` with every kind of exit of `material`, captures first: the men it removes,
+/// the pawn it promotes and to what, and the side that makes it (a promotion's; `None` for a
+/// capture, whose table is loaded with both sides to move).
+fn for_each_exit_kind(
+    material: Material,
+    mut visit: impl FnMut(&[usize], Option<(usize, Piece)>, Option<Side>),
+) {
+    let men = material.men();
+    for i in 2..men.len() {
+        visit(&[i], None, None);
     }
-    for (i, &(_, piece)) in material.men().iter().enumerate() {
+    for (i, &(side, piece)) in men.iter().enumerate() {
         if piece != Piece::Pawn {
             continue;
         }
         for promoted in Piece::PROMOTIONS {
-            add(exit_material(material, &[], Some((i, promoted))));
-        }
-        for j in 2..n {
-            if material.men()[j].0 != material.men()[i].0 {
-                for promoted in Piece::PROMOTIONS {
-                    add(exit_material(material, &[j], Some((i, promoted))));
-                }
+            visit(&[], Some((i, promoted)), Some(side));
+            for j in (2..men.len()).filter(|&j| men[j].0 != side) {
+                visit(&[j], Some((i, promoted)), Some(side));
             }
         }
     }
+}
+
+/// The materials a capture or a promotion in `material` leads into (canonical), in a fixed
+/// order: captures first.
+pub fn exit_targets(material: Material) -> Vec<Material> {
+    let mut targets: Vec<Material> = Vec::new();
+    for_each_exit_kind(material, |removed, promoted, _| {
+        let m = exit_material(material, removed, promoted).canonical().0;
+        if !targets.contains(&m) {
+            targets.push(m);
+        }
+    });
     targets
 }
 
@@ -306,29 +312,44 @@ pub fn has_pawns_of_both_sides(material: Material) -> bool {
 pub fn exit_sides(material: Material) -> Vec<[bool; 2]> {
     let targets = exit_targets(material);
     let mut sides = vec![[false; 2]; targets.len()];
-    let men = material.men();
-    let mut note = |removed: &[usize], promoted: Option<(usize, Piece)>, movers: &[Side]| {
+    for_each_exit_kind(material, |removed, promoted, mover| {
         let rule = exit_rule(material, &targets, removed, promoted);
+        let movers: &[Side] = match &mover {
+            Some(side) => std::slice::from_ref(side),
+            None => &Side::ALL,
+        };
         for &mover in movers {
             let after = side_index(retro_rules::opponent(mover)) ^ usize::from(rule.flipped);
             sides[rule.sub][after] = true;
         }
-    };
-    for i in 2..men.len() {
-        note(&[i], None, &Side::ALL);
-    }
-    for (i, &(side, piece)) in men.iter().enumerate() {
-        if piece != Piece::Pawn {
-            continue;
-        }
-        for promoted in Piece::PROMOTIONS {
-            note(&[], Some((i, promoted)), &[side]);
-            for j in (2..men.len()).filter(|&j| men[j].0 != side) {
-                note(&[j], Some((i, promoted)), &[side]);
-            }
-        }
-    }
+    });
     sides
+}
+
+/// Every exit rule of `material`, its tables listed in `targets`.
+fn exit_rules(material: Material, targets: &[Material]) -> Exits {
+    let mut exits = Exits {
+        captures: [None; MAX_MEN],
+        promotions: [[None; 4]; MAX_MEN],
+        promotion_captures: vec![[None; 4]; MAX_MEN * MAX_MEN],
+    };
+    for_each_exit_kind(material, |removed, promoted, _| {
+        let rule = Some(exit_rule(material, targets, removed, promoted));
+        let Some((i, piece)) = promoted else {
+            exits.captures[removed[0]] = rule;
+            return;
+        };
+        let k = Piece::PROMOTIONS
+            .iter()
+            .position(|&p| p == piece)
+            .expect("a promotion piece");
+        match removed {
+            [] => exits.promotions[i][k] = rule,
+            &[j] => exits.promotion_captures[i * MAX_MEN + j][k] = rule,
+            _ => unreachable!("an exit removes at most one man"),
+        }
+    });
+    exits
 }
 
 /// `material` without the men `removed`, with man `promoted.0` exchanged for `promoted.1`.
@@ -431,24 +452,7 @@ pub fn build(
         side_men[s][side_len[s]] = i;
         side_len[s] += 1;
     }
-    let targets = exit_targets(material);
-    let mut exits = Exits {
-        captures: [None; MAX_MEN],
-        promotions: [[None; 4]; MAX_MEN],
-        promotion_captures: vec![[None; 4]; MAX_MEN * MAX_MEN],
-    };
-    for i in 2..n {
-        exits.captures[i] = Some(exit_rule(material, &targets, &[i], None));
-    }
-    for i in (2..n).filter(|&i| piece[i] == Piece::Pawn) {
-        for (k, promoted) in Piece::PROMOTIONS.into_iter().enumerate() {
-            exits.promotions[i][k] = Some(exit_rule(material, &targets, &[], Some((i, promoted))));
-            for j in (2..n).filter(|&j| men[j].0 != men[i].0) {
-                exits.promotion_captures[i * MAX_MEN + j][k] =
-                    Some(exit_rule(material, &targets, &[j], Some((i, promoted))));
-            }
-        }
-    }
+    let exits = exit_rules(material, &exit_targets(material));
     let mut side_of = [0usize; MAX_MEN];
     for (i, &(side, _)) in men.iter().enumerate() {
         side_of[i] = side_index(side);
@@ -748,13 +752,16 @@ impl<const N: usize> Core<'_, N> {
             })
     }
 
-    /// The squares man `i` on `from` moves to without capturing when `occ` is occupied (a pawn
-    /// reaching its last rank promotes: an exit).
+    /// The squares man `i` on `from` moves to without capturing or promoting (staying in the
+    /// table) when `occ` is occupied; `attacks` are its attacks.
     #[inline(always)]
-    fn quiet_targets(&self, i: usize, from: Sq, occ: Board64) -> Board64 {
+    fn staying_targets(&self, i: usize, from: Sq, occ: Board64, attacks: Board64) -> Board64 {
         match self.shared.piece[i] {
-            Piece::Pawn => self.shared.bits.pawn_pushes(self.side_of(i), from, occ),
-            piece => self.shared.bits.attacks(piece, from, occ) & !occ,
+            Piece::Pawn => {
+                let x = self.side_of(i);
+                self.shared.bits.pawn_pushes(x, from, occ) & !self.shared.bits.last_rank(x)
+            }
+            _ => attacks & !occ,
         }
     }
 
@@ -823,7 +830,8 @@ impl<const N: usize> Core<'_, N> {
             let pawn = self.shared.piece[i] == Piece::Pawn;
             let mut targets = attacks[i] & p.by_side[y];
             if pawn {
-                targets |= self.quiet_targets(i, from, p.occ) & self.shared.bits.last_rank(x);
+                targets |=
+                    self.shared.bits.pawn_pushes(x, from, p.occ) & self.shared.bits.last_rank(x);
             }
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
@@ -831,7 +839,7 @@ impl<const N: usize> Core<'_, N> {
                 let mut after = p.sq;
                 after[i] = t;
                 let captured = (p.by_side[y] & (1 << t) != 0).then(|| self.man_on(&p.sq, y, t));
-                if pawn && self.promotes(i, t) {
+                if self.promotes(i, t) {
                     for k in 0..Piece::PROMOTIONS.len() {
                         let rule = match captured {
                             Some(j) => self.shared.exits.promotion_capture(i, j, k),
@@ -989,10 +997,8 @@ impl<const N: usize> Core<'_, N> {
             .iter()
             .any(|&i| {
                 let from = p.sq[i];
-                let mut targets = self.quiet_targets(i, from, p.occ);
-                if self.shared.piece[i] == Piece::Pawn {
-                    targets &= !self.shared.bits.last_rank(x);
-                }
+                let attacks = self.man_attacks(i, from, p.occ);
+                let mut targets = self.staying_targets(i, from, p.occ, attacks);
                 while targets != 0 {
                     let t = targets.trailing_zeros() as Sq;
                     targets &= targets - 1;
@@ -1112,12 +1118,7 @@ impl<const N: usize> Core<'_, N> {
         {
             let from = p.sq[i];
             attacks[i] = self.man_attacks(i, from, p.occ);
-            let mut targets = match self.shared.piece[i] {
-                Piece::Pawn => {
-                    self.shared.bits.pawn_pushes(x, from, p.occ) & !self.shared.bits.last_rank(x)
-                }
-                _ => attacks[i] & !p.occ,
-            };
+            let mut targets = self.staying_targets(i, from, p.occ, attacks[i]);
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
