@@ -188,19 +188,19 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
             Suite::Krpkr => Some("KRPvKR"),
             Suite::Kqpkq => Some("KQPvKQ"),
             _ => None,
-        };
-        if let Some(name) = pawn_table {
-            let material: Material = name.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        .map(|name| name.parse::<Material>().map_err(|e| anyhow::anyhow!("{e}")))
+        .transpose()?;
+        if let Some(material) = pawn_table {
             gen(&[material], kept.path())?;
         }
         for _ in 0..runs {
             let scratch = tempfile::tempdir().context("making a scratch directory")?;
             let (prepare, measured): (Vec<Material>, Vec<Material>) = match suite {
                 Suite::Krpkr | Suite::Kqpkq => {
-                    let name = pawn_table.expect("a pawn suite names its table");
-                    let material: Material = name.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let material = pawn_table.expect("a pawn suite names its table");
                     let path = kept.path().join(retro_format::file_name(
-                        name,
+                        &material.to_string(),
                         board.files(),
                         board.ranks(),
                     ));
