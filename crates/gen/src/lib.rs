@@ -17,11 +17,10 @@
 //! # Two cores
 //!
 //! [`Builder`] builds with the fast core ([`fast`]: a field layout with one byte per position,
-//! bitboards, forward loss checks) wherever it applies — material without pawns or with pawns of
-//! one side only, on boards of at most 64 squares, whose mates take at most 251 plies — and with
-//! the reference core described below elsewhere (pawns of both sides, whose double steps may
-//! allow en passant), or everywhere with [`Core::Reference`]. Both write
-//! the same file; tests compare them byte for byte.
+//! bitboards, forward loss checks) wherever it applies — any material, pawns and en passant
+//! included, on boards of at most 64 squares, whose mates take at most 251 plies — and with
+//! the reference core described below elsewhere, or everywhere with [`Core::Reference`]. Both
+//! write the same file; tests compare them byte for byte.
 //!
 //! # How (the reference core)
 //!
@@ -285,10 +284,7 @@ impl Builder {
         material: Material,
         observer: &dyn Observer,
     ) -> Result<BuildReport, GenError> {
-        if self.core == Core::Fast
-            && !fast::has_pawns_of_both_sides(material)
-            && material.is_canonical()
-        {
+        if self.core == Core::Fast && material.is_canonical() {
             match self.build_fast(material, observer) {
                 Ok(report) => return Ok(report),
                 Err(fast::Declined::Failed(e)) => return Err(e),

@@ -191,6 +191,13 @@ impl Bits {
         )
     }
 
+    /// The square a pawn of side `x` on `sq` came from if its last move was a double step
+    /// (the empty set off the rank a double step ends on).
+    #[inline(always)]
+    pub fn pawn_double_back(&self, x: usize, sq: Sq) -> Board64 {
+        self.pawn_double_back[x][usize::from(sq)]
+    }
+
     /// Side `x`'s last rank.
     #[inline(always)]
     pub fn last_rank(&self, x: usize) -> Board64 {

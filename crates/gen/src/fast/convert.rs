@@ -5,10 +5,10 @@
 //! Must never: decide a value; it only moves codes between numberings.
 
 use super::layout::{Layout, MAX_MEN};
-use super::{Built, Subtable};
+use super::{Built, EpBuilt, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
-use retro_engine::{Geometry, Indexer, Material, Sq, TABLE_MEN};
+use retro_engine::{Geometry, Indexer, Man, Material, Position, Sq, TABLE_MEN};
 use retro_format::{FormatError, Table, TableWriter};
 use retro_rules::Side;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -225,5 +225,82 @@ pub fn write_body(
             }
             writer.write_body_at((x as u64 * entries + first) * width as u64, out)
         },
-    )
+    )?;
+    match &built.ep {
+        Some(ep) => write_ep_entries(geo, indexer, built, ep, width, writer),
+        None => Ok(()),
+    }
+}
+
+/// Writes the entries of the en-passant positions (the indices with an en-passant code); the
+/// others of those indices are no position and stay `0`, as the writer leaves them.
+fn write_ep_entries(
+    geo: &Geometry,
+    indexer: &Indexer,
+    built: &Built,
+    ep: &EpBuilt,
+    width: usize,
+    writer: &TableWriter,
+) -> Result<(), FormatError> {
+    const CHUNK: u64 = 1 << 16;
+    const WINDOW: u64 = 1 << 12;
+    let entries = indexer.size();
+    let layout = &built.layout;
+    let n = layout.men_count();
+    let men = indexer.material().men();
+    for (x, cells) in ep.cells.iter().enumerate() {
+        let side = Side::ALL[x];
+        let size = cells.len();
+        // Each position's stored index and work code, found from its number.
+        let mut found: Vec<(u64, u8)> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|chunk| {
+                let first = chunk * CHUNK;
+                let mut found = Vec::new();
+                for number in first..(first + CHUNK).min(size) {
+                    let code = cells.get(number);
+                    if code == 0 {
+                        continue;
+                    }
+                    let (slot, j) = ep.layout.decode(number, x);
+                    let mut squares = [0 as Sq; MAX_MEN];
+                    layout.decode_into(slot, &mut squares[..n]);
+                    let (pawn_side, _) = men[j];
+                    let passed = geo.ahead(pawn_side, squares[j], -1);
+                    let placed = men.iter().zip(&squares).map(|(&(side, piece), &sq)| Man {
+                        side,
+                        piece,
+                        sq,
+                    });
+                    let index = Position::<TABLE_MEN>::new(geo, placed, side, passed)
+                        .ok()
+                        .and_then(|p| indexer.index(geo, &p))
+                        .expect("an en-passant position has a stored index");
+                    found.push((index, code));
+                }
+                found
+            })
+            .collect();
+        found.par_sort_unstable();
+        found.dedup_by_key(|&mut (index, _)| index);
+        let stored: [[u8; 2]; 256] =
+            std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
+        // Windows of the en-passant indices alone (the others are written already).
+        let placements = indexer.placements();
+        let window_of = |index: u64| (index - placements) / WINDOW;
+        let windows: Vec<&[(u64, u8)]> = found
+            .chunk_by(|a, b| window_of(a.0) == window_of(b.0))
+            .collect();
+        windows.into_par_iter().try_for_each(|window| {
+            let start = placements + window_of(window[0].0) * WINDOW;
+            let len = WINDOW.min(entries - start) as usize;
+            let mut out = vec![0u8; len * width];
+            for &(index, code) in window {
+                let at = (index - start) as usize * width;
+                out[at..at + width].copy_from_slice(&stored[usize::from(code)][..width]);
+            }
+            writer.write_body_at((x as u64 * entries + start) * width as u64, &out)
+        })?;
+    }
+    Ok(())
 }

@@ -216,6 +216,19 @@ impl Layout {
         }
     }
 
+    /// The stride of man `i`: what a move of it by one square number adds to a slot.
+    #[inline(always)]
+    pub fn stride(&self, i: usize) -> u64 {
+        self.strides[i]
+    }
+
+    /// The square of man `i` (not the white king) in `slot`.
+    #[inline(always)]
+    pub fn field(&self, slot: u64, i: usize) -> Sq {
+        debug_assert!(i > 0, "the white king's field is a region number");
+        self.divisor.div_rem(slot / self.strides[i]).1 as Sq
+    }
+
     /// The slot of `squares`, whose white king must stand in the region.
     #[inline(always)]
     pub fn slot(&self, squares: &[Sq]) -> u64 {
@@ -255,6 +268,17 @@ impl Layout {
         }
         squares[0] = self.region[slot as usize];
         squares
+    }
+
+    /// The squares of `slot` into `squares` (one per man).
+    pub fn decode_into(&self, mut slot: u64, squares: &mut [Sq]) {
+        debug_assert_eq!(squares.len(), self.men.len());
+        for i in (1..squares.len()).rev() {
+            let (q, r) = self.divisor.div_rem(slot);
+            squares[i] = r as Sq;
+            slot = q;
+        }
+        squares[0] = self.region[slot as usize];
     }
 
     /// Turns `squares` by a symmetry that brings the white king into the region, then, if

@@ -1,10 +1,10 @@
 //! The fast core: depth-to-mate by retrograde analysis over a field layout, one byte per slot
 //! and side to move, on boards of at most 64 squares.
 //!
-//! Owns: building one table's values ([`build`]) — pawnless, or with pawns of one side only
-//! (pawns of both sides allow en passant, which is left to the reference core) — the
+//! Owns: building one table's values ([`build`]), pawns and en passant included, the
 //! conversion between the working layout and the stored index ([`convert`]), the work table
-//! ([`cells`]) and the attack tables it moves with ([`bits`]).
+//! ([`cells`]), the numbering of en-passant positions ([`ep`]) and the attack tables it moves
+//! with ([`bits`]).
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
 //! compare its files byte for byte with the reference core in `super`); write a file itself.
 //!
@@ -55,9 +55,24 @@
 //! Pawns move within the table by pushes (one step, or two from the second rank) and un-move
 //! by un-pushes; a push or capture onto the last rank is a promotion, an exit. With pawns only
 //! the left–right mirror keeps the moves, so the layout folds the white king onto files a–d
-//! and everything below holds with that smaller group. A double step of a side whose opponent
-//! has no pawns never allows an en-passant capture, so such tables have no en-passant
-//! positions.
+//! and everything below holds with that smaller group.
+//!
+//! # En passant
+//!
+//! When both sides have pawns, a double step that an en-passant capture can answer leads to a
+//! position of its own, `E` (Article 9.2), with a byte of its own ([`ep`]; the slot of its
+//! placement without the right, `P`, is another position). `E` has every move of `P` and the
+//! en-passant captures besides, and every move of either leads out of both (no right
+//! survives a move), so `E`'s value is the better, for the side to move, of `P`'s and the
+//! captures' — the captures' alone when `P` has no move (mate or stalemate). The captures are
+//! exits, looked up once after the init pass; from then on `E` changes only when `P` is
+//! decided, and is set then ([`Core::follow_ep`]): a win of `P` in `d` wins `E` in `d` unless a
+//! capture wins sooner; a loss of `P` in `d` loses `E`, in the longer of `d` and the longest
+//! capture, if every capture loses. Every value so set is at least one ply deeper than the pass
+//! that sets it, so the pass of its depth meets it like any other and un-moves it — by the
+//! double step alone, to the placement before it. Conversely the un-moves of `P` leave out
+//! that double step whenever `E` is a position, and the forward check of a double step reads
+//! `E` rather than `P` when it is.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
@@ -91,12 +106,14 @@
 pub mod bits;
 pub mod cells;
 pub mod convert;
+pub mod ep;
 pub mod layout;
 pub mod words;
 
 use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
 use cells::Cells;
+use ep::EpLayout;
 use layout::{Layout, MAX_MEN};
 use rayon::prelude::*;
 use retro_engine::material::side_index;
@@ -230,6 +247,29 @@ pub struct Built {
     pub depths: u32,
     /// Seconds spent in the init pass.
     pub init_seconds: f64,
+    /// The en-passant positions, for material with pawns of both sides.
+    pub ep: Option<EpBuilt>,
+}
+
+/// The values of the en-passant positions of a build.
+pub struct EpBuilt {
+    /// Their numbering.
+    pub layout: EpLayout,
+    /// Values by side to move and number, as work codes (`0`: no position).
+    pub cells: [Cells; 2],
+}
+
+/// The work table of the en-passant positions ([`ep`]): each has the moves of its placement
+/// without the right and the en-passant captures besides, so its value is the better of its
+/// placement's and the captures' (the captures' alone when the placement has no move). It is
+/// set from those whenever the placement is decided, and un-moves only by the double step.
+struct EpCells {
+    cells: [Cells; 2],
+    presence: [Vec<[AtomicU64; 4]>; 2],
+    /// For a position whose every en-passant capture loses and whose placement has a move:
+    /// the longest of those losses, in plies (it is lost when its placement is, in the longer
+    /// of the two).
+    floor: [Cells; 2],
 }
 
 /// Why the fast core did not build a table (the reference core then does).
@@ -262,6 +302,8 @@ struct Core<'a, const N: usize> {
     too_deep: AtomicBool,
     /// The largest code stored so far.
     deepest: AtomicU32,
+    /// The en-passant positions (material with pawns of both sides).
+    ep: Option<EpCells>,
 }
 
 /// Calls `visit` with every kind of exit of `material`, captures first: the men it removes,
@@ -299,11 +341,6 @@ pub fn exit_targets(material: Material) -> Vec<Material> {
         }
     });
     targets
-}
-
-/// Whether both sides have pawns: only then can a double step allow an en-passant capture.
-pub fn has_pawns_of_both_sides(material: Material) -> bool {
-    material.count(Side::White, Piece::Pawn) > 0 && material.count(Side::Black, Piece::Pawn) > 0
 }
 
 /// For each of [`exit_targets`], the sides to move (White first) whose entries the build of
@@ -423,9 +460,7 @@ fn exit_rule(
 
 /// Builds the values of `material` on `geo`'s board, with `subs` the tables of
 /// [`exit_targets`] in that order, first with `watch_keys` watch codes (`None`: one per
-/// square), then, if the depths left are too few, with none. Material with pawns of both
-/// sides (whose double steps may allow an en-passant capture, a position of its own) is
-/// declined.
+/// square), then, if the depths left are too few, with none.
 pub fn build(
     geo: &Geometry,
     material: Material,
@@ -434,9 +469,6 @@ pub fn build(
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
     let start = std::time::Instant::now();
-    if has_pawns_of_both_sides(material) {
-        return Err(Declined::Unsupported);
-    }
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
     let size = layout.size();
@@ -457,9 +489,11 @@ pub fn build(
     for (i, &(side, _)) in men.iter().enumerate() {
         side_of[i] = side_index(side);
     }
+    let ep_layout = EpLayout::new(geo, &layout, &men);
     let parts = Parts {
         bits: &bits,
         layout: &layout,
+        ep_layout: ep_layout.as_ref(),
         piece,
         side_men,
         side_len,
@@ -499,6 +533,9 @@ pub fn build(
     };
     Ok(Built {
         cells: solved.cells,
+        ep: ep_layout
+            .zip(solved.ep_cells)
+            .map(|(layout, cells)| EpBuilt { layout, cells }),
         layout,
         codes: solved.codes,
         max_plies: solved.max_plies,
@@ -511,6 +548,7 @@ pub fn build(
 struct Parts<'a> {
     bits: &'a Bits,
     layout: &'a Layout,
+    ep_layout: Option<&'a EpLayout>,
     piece: [Piece; MAX_MEN],
     side_men: [[usize; MAX_MEN]; 2],
     side_len: [usize; 2],
@@ -526,6 +564,7 @@ struct Solved {
     /// The codes the cells hold at the end.
     codes: WorkCodes,
     cells: [Cells; 2],
+    ep_cells: Option<[Cells; 2]>,
     max_plies: u32,
     depths: u32,
     retrograde_seconds: f64,
@@ -551,6 +590,15 @@ fn solve<const N: usize>(
         presence: [presence_sets(chunks), presence_sets(chunks)],
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
+        ep: parts.ep_layout.map(|ep| {
+            let sizes = [ep.size(0), ep.size(1)];
+            let chunks = sizes.map(|size| presence_sets(size.div_ceil(CHUNK) as usize));
+            EpCells {
+                cells: sizes.map(Cells::new),
+                presence: chunks,
+                floor: sizes.map(Cells::new),
+            }
+        }),
     };
 
     // Init.
@@ -595,6 +643,8 @@ fn solve<const N: usize>(
         observer.progressed(2 * (end - first));
     });
     core.check()?;
+    core.init_ep();
+    core.check()?;
     let retrograde_start = std::time::Instant::now();
 
     // Depth by depth.
@@ -610,31 +660,24 @@ fn solve<const N: usize>(
         let mut found = 0;
         // One side at a time: its table is scanned while only the other side's is written.
         for x in 0..2 {
-            let tasks: Vec<usize> = (0..chunks)
-                .filter(|&c| {
-                    core.presence[x][c][usize::from(code >> 6)].load(Ordering::Relaxed)
-                        & (1 << (code & 63))
-                        != 0
-                })
-                .collect();
-            found += tasks
-                .par_iter()
-                .map(|&chunk| {
-                    let first = chunk as u64 * CHUNK;
-                    let end = (first + CHUNK).min(size);
-                    let mut count = 0;
-                    core.cells[x].for_each_equal(first, end, code, |slot| {
-                        count += 1;
-                        if depth % 2 == 0 {
-                            core.mark_wins(slot, x, depth + 1);
-                        } else {
-                            core.mark_candidates(slot, x);
-                        }
-                    });
-                    observer.progressed(count);
-                    count
-                })
-                .sum::<u64>();
+            let visit = |node: Node| {
+                if depth % 2 == 0 {
+                    core.mark_wins(node, x, depth + 1);
+                } else {
+                    core.mark_candidates(node, x);
+                }
+            };
+            let mut side_found =
+                for_each_of_code(&core.cells[x], &core.presence[x], code, |slot| {
+                    visit(Node::Slot(slot))
+                });
+            if let Some(ep) = &core.ep {
+                side_found += for_each_of_code(&ep.cells[x], &ep.presence[x], code, |number| {
+                    visit(Node::Ep(number))
+                });
+            }
+            observer.progressed(side_found);
+            found += side_found;
         }
         if depth % 2 == 1 {
             // The candidates, each once, in slot order; each chunk's are written by its task
@@ -663,7 +706,7 @@ fn solve<const N: usize>(
             return Err(Declined::TooDeep);
         }
     }
-    let Core { cells, .. } = core;
+    let Core { cells, ep, .. } = core;
     let max_plies = cells
         .par_iter()
         .flat_map(|side| {
@@ -679,9 +722,19 @@ fn solve<const N: usize>(
         })
         .max()
         .unwrap_or(0);
+    let ep_max_plies = ep.as_ref().map_or(0, |ep| {
+        ep.cells
+            .iter()
+            .flat_map(|side| side.bytes(0, side.len()))
+            .filter_map(|c| codes.plies(c))
+            .max()
+            .unwrap_or(0)
+    });
+    let max_plies = max_plies.max(ep_max_plies);
     Ok(Solved {
         codes,
         cells,
+        ep_cells: ep.map(|ep| ep.cells),
         max_plies,
         depths: depth,
         retrograde_seconds: retrograde_start.elapsed().as_secs_f64(),
@@ -692,10 +745,44 @@ fn is_slider(piece: Piece) -> bool {
     matches!(piece, Piece::Queen | Piece::Rook | Piece::Bishop)
 }
 
+/// Calls `visit` with every slot of `cells` that holds `code`, in parallel over the chunks
+/// whose code set (`presence`) has it; returns how many there were.
+fn for_each_of_code(
+    cells: &Cells,
+    presence: &[[AtomicU64; 4]],
+    code: u8,
+    visit: impl Fn(u64) + Sync,
+) -> u64 {
+    let (word, bit) = (usize::from(code >> 6), 1u64 << (code & 63));
+    let tasks: Vec<usize> = (0..presence.len())
+        .filter(|&c| presence[c][word].load(Ordering::Relaxed) & bit != 0)
+        .collect();
+    tasks
+        .par_iter()
+        .map(|&chunk| {
+            let first = chunk as u64 * CHUNK;
+            let end = (first + CHUNK).min(cells.len());
+            let mut count = 0;
+            cells.for_each_equal(first, end, code, |slot| {
+                count += 1;
+                visit(slot);
+            });
+            count
+        })
+        .sum()
+}
+
 fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
     let mut v = Vec::with_capacity(chunks);
     v.resize_with(chunks, Default::default);
     v
+}
+
+/// A position of the work table: a slot, or an en-passant number ([`ep`]).
+#[derive(Clone, Copy)]
+enum Node {
+    Slot(u64),
+    Ep(u64),
 }
 
 /// The men's squares and occupancy of one slot.
@@ -1037,34 +1124,104 @@ impl<const N: usize> Core<'_, N> {
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
-                if self.needs_fold(i, white_king_fixed) {
-                    let mut before = p.sq;
-                    before[i] = t;
-                    let to = self.shared.layout.fold_tracking(&mut before[..], from);
-                    self.shared
-                        .layout
-                        .for_each_image_tracking(&before[..], to, &mut visit);
-                } else {
-                    visit(self.shared.layout.moved(slot, i, from, t), from);
+                // A double step that an en-passant capture can answer leads to the position
+                // with the right, not to this one: its parent is that position's.
+                if self.ep_answers_double_step(slot, i, from, t) {
+                    continue;
                 }
+                self.visit_unmove(slot, &p.sq, i, from, t, white_king_fixed, &mut visit);
             }
         }
     }
 
+    /// Calls `visit` with the slots of the un-move of man `i` from `from` back to `t` in
+    /// `slot` (squares `sq`), each with the square the man stands on after the move.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn visit_unmove(
+        &self,
+        slot: u64,
+        sq: &[Sq; N],
+        i: usize,
+        from: Sq,
+        t: Sq,
+        white_king_fixed: bool,
+        visit: &mut impl FnMut(u64, Sq),
+    ) {
+        if self.needs_fold(i, white_king_fixed) {
+            let mut before = *sq;
+            before[i] = t;
+            let to = self.shared.layout.fold_tracking(&mut before[..], from);
+            self.shared
+                .layout
+                .for_each_image_tracking(&before[..], to, visit);
+        } else {
+            visit(self.shared.layout.moved(slot, i, from, t), from);
+        }
+    }
+
+    /// Whether the un-move of pawn `i` from `from` to `t` in `slot` (side `x` to move, the
+    /// pawn's opponent) undoes a double step that an en-passant capture can answer: the
+    /// position the double step leads to is then the one with the right.
+    #[inline(always)]
+    fn ep_answers_double_step(&self, slot: u64, i: usize, from: Sq, t: Sq) -> bool {
+        let (Some(ep), Some(layout)) = (&self.ep, self.shared.ep_layout) else {
+            return false;
+        };
+        let y = self.side_of(i);
+        self.shared.piece[i] == Piece::Pawn
+            && self.shared.bits.pawn_double_back(y, from) & (1 << t) != 0
+            && layout
+                .number(slot, i)
+                .is_some_and(|number| ep.cells[1 - y].get(number) != NONE)
+    }
+
+    /// Calls `visit` with every parent of en-passant position `number` (side `x` to move): the
+    /// slots, side `1 − x` to move, of the placement before the double step, with the square
+    /// the pawn stands on after it (see [`Core::for_each_parent`]).
+    fn for_each_ep_parent(&self, number: u64, x: usize, mut visit: impl FnMut(u64, Sq)) {
+        let layout = self
+            .shared
+            .ep_layout
+            .expect("en-passant positions have a numbering");
+        let (slot, j) = layout.decode(number, x);
+        let Some(p) = self.place(slot) else {
+            return;
+        };
+        let from = p.sq[j];
+        let origin = self
+            .shared
+            .bits
+            .pawn_double_back(1 - x, from)
+            .trailing_zeros() as Sq;
+        let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
+        self.visit_unmove(slot, &p.sq, j, from, origin, white_king_fixed, &mut visit);
+    }
+
+    /// The parents of `node` (side `x` to move), as [`Core::for_each_parent`] gives them.
+    #[inline(always)]
+    fn for_each_parent_of(&self, node: Node, x: usize, visit: impl FnMut(u64, Sq)) {
+        match node {
+            Node::Slot(slot) => self.for_each_parent(slot, x, visit),
+            Node::Ep(number) => self.for_each_ep_parent(number, x, visit),
+        }
+    }
+
     /// Even depths: the parents of a loss in `plies − 1` (side `x` to move) are wins in `plies`.
-    fn mark_wins(&self, slot: u64, x: usize, plies: u32) {
+    fn mark_wins(&self, node: Node, x: usize, plies: u32) {
         if plies > self.codes.max_plies() {
             self.too_deep.store(true, Ordering::Relaxed);
             return;
         }
         let y = 1 - x;
         let code = self.codes.decided(plies);
-        self.for_each_parent(slot, x, |parent, _| {
+        self.for_each_parent_of(node, x, |parent, _| {
             let old = self.cells[y].get(parent);
             // Undecided, or decided later (a win by capture stored ahead of its depth).
             if old != NONE && (self.codes.plies(old).is_none() || old > code) {
                 self.cells[y].set(parent, code);
                 self.note(y, parent, code);
+                self.follow_ep(y, parent, code);
             }
         });
     }
@@ -1073,9 +1230,9 @@ impl<const N: usize> Core<'_, N> {
     /// candidates for a loss — unless the last check of a parent's moves stopped at a move of
     /// another man than the one that moved here: that move still reaches no win (or no win
     /// yet found), and when it does, its own pass makes the parent a candidate.
-    fn mark_candidates(&self, slot: u64, x: usize) {
+    fn mark_candidates(&self, node: Node, x: usize) {
         let y = 1 - x;
-        self.for_each_parent(slot, x, |parent, to| {
+        self.for_each_parent_of(node, x, |parent, to| {
             let old = self.cells[y].get(parent);
             if old == UNKNOWN || old == self.codes.watching(to) {
                 self.cells[y].set(parent, CANDIDATE);
@@ -1093,6 +1250,7 @@ impl<const N: usize> Core<'_, N> {
                 self.cells[x].set(slot, code);
                 if code != UNKNOWN {
                     self.note(x, slot, code);
+                    self.follow_ep(x, slot, code);
                 }
             }
             Err(watch) => self.cells[x].set(slot, watch),
@@ -1122,17 +1280,24 @@ impl<const N: usize> Core<'_, N> {
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
+                // The moved man's number in the child (identical men are sorted again).
+                let mut moved = i;
                 let child = if self.needs_fold(i, white_king_fixed) {
                     let mut after = p.sq;
                     after[i] = t;
-                    self.shared.layout.fold(&mut after[..]);
+                    let to = self.shared.layout.fold_tracking(&mut after[..], t);
+                    if self.refold[i] {
+                        moved = (0..N)
+                            .find(|&j| after[j] == to && self.shared.piece[j] == Piece::Pawn)
+                            .unwrap_or(i);
+                    }
                     self.shared.layout.slot(&after[..])
                 } else {
                     self.shared.layout.moved(slot, i, from, t)
                 };
                 // A move into an illegal position (its own king in check) has a child of code
                 // 0: it is no move, and is passed over.
-                let code = self.cells[y].get(child);
+                let code = self.child_code(child, y, moved, from, t);
                 if code == NONE {
                     continue;
                 }
@@ -1158,6 +1323,26 @@ impl<const N: usize> Core<'_, N> {
         Ok(longest)
     }
 
+    /// The code of `child` (side `y` to move), reached by man `moved` of the other side going
+    /// from `from` to `to`: that of the position with an en-passant right if the move is a
+    /// double step an en-passant capture can answer.
+    #[inline(always)]
+    fn child_code(&self, child: u64, y: usize, moved: usize, from: Sq, to: Sq) -> u8 {
+        if let (Some(ep), Some(layout)) = (&self.ep, self.shared.ep_layout) {
+            if self.shared.piece[moved] == Piece::Pawn
+                && self.shared.bits.pawn_double_back(1 - y, to) & (1 << from) != 0
+            {
+                if let Some(number) = layout.number(child, moved) {
+                    let code = ep.cells[y].get(number);
+                    if code != NONE {
+                        return code;
+                    }
+                }
+            }
+        }
+        self.cells[y].get(child)
+    }
+
     /// Gives up the watch codes between passes: watching slots become undecided (re-examined
     /// at every new win among their children, which watching only spared checks that would
     /// fail) and decided codes move down to the same depths without watch codes, so that a
@@ -1173,9 +1358,11 @@ impl<const N: usize> Core<'_, N> {
                 None => c,
             }
         });
-        for x in 0..2 {
-            let cells = &self.cells[x];
-            let presence = &self.presence[x];
+        let ep_tables = self
+            .ep
+            .iter()
+            .flat_map(|ep| ep.cells.iter().zip(&ep.presence));
+        for (cells, presence) in self.cells.iter().zip(&self.presence).chain(ep_tables) {
             let size = cells.len();
             presence.par_iter().enumerate().for_each(|(chunk, sets)| {
                 let first = chunk as u64 * CHUNK;
@@ -1201,6 +1388,168 @@ impl<const N: usize> Core<'_, N> {
             .store(u32::from(map[deepest.min(255) as usize]), Ordering::Relaxed);
         self.codes = new;
         new
+    }
+
+    /// Fills the en-passant positions' cells, after the init pass: a number is a position if
+    /// its placement is legal and some en-passant capture is (the capture's look-up is not
+    /// `0`); its code is the better of the captures' and, if the placement has a move, the
+    /// placement's as far as it is decided.
+    fn init_ep(&self) {
+        let Some(ep) = &self.ep else {
+            return;
+        };
+        for x in 0..2 {
+            let size = ep.cells[x].len();
+            let chunks = size.div_ceil(CHUNK) as usize;
+            (0..chunks).into_par_iter().for_each(|chunk| {
+                let first = chunk as u64 * CHUNK;
+                let end = (first + CHUNK).min(size);
+                let mut present = [0u64; 4];
+                let mut local_deepest = 0;
+                for number in first..end {
+                    let Some((code, floor)) = self.init_ep_position(number, x) else {
+                        continue;
+                    };
+                    ep.cells[x].set(number, code);
+                    ep.floor[x].set(number, floor);
+                    present[usize::from(code >> 6)] |= 1 << (code & 63);
+                    if self.codes.plies(code).is_some() {
+                        local_deepest = local_deepest.max(code);
+                    }
+                }
+                for (w, bits) in ep.presence[x][chunk].iter().zip(present) {
+                    w.store(bits, Ordering::Relaxed);
+                }
+                self.deepest
+                    .fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+            });
+        }
+    }
+
+    /// The init code and floor of en-passant number `number` (side `x` to move), or `None` if
+    /// it is no position.
+    fn init_ep_position(&self, number: u64, x: usize) -> Option<(u8, u8)> {
+        let layout = self.shared.ep_layout?;
+        let (slot, j) = layout.decode(number, x);
+        let placement = self.cells[x].get(slot);
+        if placement == NONE {
+            return None;
+        }
+        let p = self.place(slot)?;
+        let y = 1 - x;
+        let square = p.sq[j];
+        let origin = self.shared.bits.pawn_double_back(y, square);
+        if origin == 0 || p.occ & origin != 0 {
+            return None;
+        }
+        let passed = layout.passed(square, origin.trailing_zeros() as Sq);
+        if p.occ & (1 << passed) != 0 {
+            return None;
+        }
+        let rule = self.shared.exits.captures[j].expect("pawns are captured");
+        // The best capture for side `x`: its shortest win, else a draw, else its longest loss.
+        let mut win: Option<u32> = None;
+        let mut draw = false;
+        let mut loss: Option<u32> = None;
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            if self.shared.piece[i] != Piece::Pawn
+                || self.shared.bits.pawn_attacks(x, p.sq[i]) & (1 << passed) == 0
+            {
+                continue;
+            }
+            let mut after = p.sq;
+            after[i] = passed;
+            match self.exit_value(&after, rule, x) {
+                Value::Loss(k) => win = Some(win.map_or(k + 1, |w| w.min(k + 1))),
+                Value::Draw => draw = true,
+                Value::Win(k) => loss = Some(loss.map_or(k + 1, |l| l.max(k + 1))),
+                Value::Illegal => {}
+            }
+        }
+        let (code, floor) = match (win, draw, loss) {
+            (Some(w), _, _) => (self.code_for(w), 0),
+            (None, true, _) => (CANNOT_LOSE, 0),
+            (None, false, Some(l)) => (UNKNOWN, l),
+            // No en-passant capture is legal: the right is no right, and no position.
+            (None, false, None) => return None,
+        };
+        let floor = u8::try_from(floor).expect("a subtable's depths fit a byte");
+        // A placement without a move (mate, stalemate) leaves the captures alone to choose from.
+        let mated = self.codes.plies(placement) == Some(0);
+        let stalemated = placement == UNKNOWN && !self.has_any_move(&p, x);
+        if mated || stalemated {
+            return Some(match code {
+                UNKNOWN => (self.code_for(u32::from(floor)), 0),
+                code => (code, 0),
+            });
+        }
+        let code = match self.codes.plies(placement) {
+            Some(_) => self.ep_follows(code, floor, placement).unwrap_or(code),
+            None => code,
+        };
+        Some((code, floor))
+    }
+
+    /// Whether side `x` has a legal move in `p` (staying in the table or leaving it).
+    fn has_any_move(&self, p: &Placed<N>, x: usize) -> bool {
+        if self.has_quiet_move(p, x) {
+            return true;
+        }
+        let attacks: [Board64; N] = std::array::from_fn(|i| self.man_attacks(i, p.sq[i], p.occ));
+        let mut any = false;
+        self.for_each_exit(p, &attacks, x, |value| any |= value != Value::Illegal);
+        any
+    }
+
+    /// The new code of an en-passant position of code `old` and floor `floor` whose placement
+    /// (with a move) has just been decided with code `placement`, or `None` if it keeps `old`:
+    /// a win of the placement wins it at least as fast; a loss of the placement loses it if
+    /// every capture loses too, in the longer of the two.
+    #[inline]
+    fn ep_follows(&self, old: u8, floor: u8, placement: u8) -> Option<u8> {
+        let plies = self.codes.plies(placement)?;
+        if plies % 2 == 1 {
+            match self.codes.plies(old) {
+                Some(k) if k % 2 == 1 && k <= plies => None,
+                _ => Some(placement),
+            }
+        } else if old == UNKNOWN {
+            let code = self.code_for(plies.max(u32::from(floor)));
+            (code != UNKNOWN).then_some(code)
+        } else {
+            None
+        }
+    }
+
+    /// Brings the en-passant positions of `slot`'s placement (side `x` to move) up to date
+    /// with its new decided code `code`.
+    #[inline]
+    fn follow_ep(&self, x: usize, slot: u64, code: u8) {
+        let (Some(ep), Some(layout)) = (&self.ep, self.shared.ep_layout) else {
+            return;
+        };
+        let y = 1 - x;
+        for &j in &self.shared.side_men[y][..self.shared.side_len[y]] {
+            if self.shared.piece[j] != Piece::Pawn {
+                continue;
+            }
+            let Some(number) = layout.number(slot, j) else {
+                continue;
+            };
+            let old = ep.cells[x].get(number);
+            if old == NONE {
+                continue;
+            }
+            if let Some(new) = self.ep_follows(old, ep.floor[x].get(number), code) {
+                ep.cells[x].set(number, new);
+                let word = &ep.presence[x][(number >> CHUNK_BITS) as usize][usize::from(new >> 6)];
+                let bit = 1u64 << (new & 63);
+                if word.load(Ordering::Relaxed) & bit == 0 {
+                    word.fetch_or(bit, Ordering::Relaxed);
+                    self.deepest.fetch_max(u32::from(new), Ordering::Relaxed);
+                }
+            }
+        }
     }
 
     /// Records that the value `code` was written into `slot`'s chunk on side `x`.
