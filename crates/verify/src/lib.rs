@@ -5,9 +5,9 @@
 //! Must never: depend on the engine or the generator (`retro-engine`, `retro-gen`,
 //! `retro-tablebase`). It reads tables through `retro-format`, finds positions' entries with
 //! its own implementation of the index scheme ([`scheme`]), and takes every move, check and
-//! mate from `retro-rules`: for pawnless categories through the tabulated geometry ([`moves`],
-//! [`lines`]), with pawns from `successors` itself, position by position. A test fails if its
-//! dependencies ever include the engine.
+//! mate from `retro-rules`, through the geometry tabulated from its predicates ([`moves`],
+//! [`lines`]; pawns, promotions and en passant included), and from `successors` itself
+//! wherever a position fails. A test fails if its dependencies ever include the engine.
 //!
 //! # What is checked
 //!
@@ -101,7 +101,7 @@ use men::Men;
 use moves::{Placement, Step};
 use rayon::prelude::*;
 use retro_format::{Codes, FormatError, Table, Value};
-use retro_rules::laws::{chess_legal, en_passant_consistent, in_check, successors};
+use retro_rules::laws::{in_check, successors};
 use retro_rules::{Board, Piece, Position, Side, Square};
 use scheme::Scheme;
 use std::collections::HashMap;
@@ -355,11 +355,7 @@ impl Checker {
         let scheme = &stored.scheme;
         let failures = Failures::default();
         let legal = [AtomicU64::new(0), AtomicU64::new(0)];
-        if scheme.has_pawns() {
-            self.check_with_pawns(&stored, &lookup, &legal, progress, &failures)?;
-        } else {
-            self.check_pawnless(men, &stored, &lookup, &legal, progress, &failures)?;
-        }
+        self.check_category(men, &stored, &lookup, &legal, progress, &failures)?;
         // (P): exactly the legal positions have entries.
         for (s, side) in Side::ALL.into_iter().enumerate() {
             let codes = stored.table.codes(side == Side::White);
@@ -386,10 +382,18 @@ impl Checker {
         })
     }
 
-    /// Checks every canonical position of a pawnless category, with the tabulated moves
-    /// ([`moves`]) and the index shortcuts ([`scheme`]), counting the legal ones into `legal`;
-    /// a position whose summary fails is checked again from the natural model's own moves.
-    fn check_pawnless(
+    /// Checks every canonical position of a category, each en-passant target included, with
+    /// the tabulated moves ([`moves`]) and the index shortcuts ([`scheme`]), counting the legal
+    /// ones into `legal`; a position whose summary fails is checked again from the natural
+    /// model's own moves.
+    ///
+    /// The positions visited are the canonical placements (the least key of their orbit), both
+    /// sides to move, without a target and with every target `t` consistent with a double step
+    /// (`en_passant_consistent`) that is the least of its orbit: the file mirror maps a
+    /// placement equal to its own image with target `t` to the same placement with the mirrored
+    /// target, so of those two only the smaller is canonical. Each legal one is checked by
+    /// (P), (C), (W), (L) and (D) at that position.
+    fn check_category(
         &self,
         men: &Men,
         stored: &Stored,
@@ -402,140 +406,163 @@ impl Checker {
         let listed = scheme.men().to_vec();
         let BoardTables { lines, mirror } =
             self.tables.get_or_init(|| BoardTables::new(self.board));
-        let captures = self.capture_targets(men, &listed)?;
+        let exits = self.exit_targets(men, &listed)?;
         let children = Children {
             scheme,
             table: &stored.table,
             codes: both_sides(&stored.table),
-            captures: &captures,
-            capture_codes: captures
+            captures: &exits.captures,
+            capture_codes: exits
+                .captures
                 .iter()
                 .map(|c| c.as_ref().map(|c| both_sides(&c.stored.table)))
                 .collect(),
+            promotions: &exits.promotions,
             mirror,
         };
         for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
             let index = scheme
                 .index_of_canonical(numbers)
                 .expect("canonical pairs have an index");
-            let placement = Placement::new(lines, &listed, numbers);
+            let plain = Placement::new(lines, &listed, numbers);
             // Each side's king in check; a side may move only if the other's is not.
-            let in_check = Side::ALL.map(|side| placement.in_check(side));
+            let in_check = Side::ALL.map(|side| plain.in_check(side));
             for (s, side) in Side::ALL.into_iter().enumerate() {
                 if in_check[1 - s] {
                     continue;
                 }
-                legal_here[s] += 1;
-                let stored_value = stored.table.value(side == Side::White, index)?;
-                let summary = children.summarise(&placement, index, side, in_check[s])?;
-                if summary.holds_for(stored_value) {
-                    continue;
-                }
-                // Some fact fails: the natural model's own moves say which, and how.
-                let p = placement.position(side);
-                let before = failures.count();
-                self.check_position(lookup, &p, stored_value, failures)?;
-                if failures.count() == before {
-                    failures.fail(
-                        &p,
-                        stored_value,
-                        "the tabulated moves and the natural model's moves disagree about this position".into(),
-                    );
-                }
-            }
-            Ok(())
-        })
-    }
-
-    /// Checks every canonical position of a category with pawns, each en-passant target
-    /// included, from the natural model's own moves (`successors`), counting the legal ones into
-    /// `legal`.
-    ///
-    /// The positions visited are the canonical placements (the least key of their orbit), both
-    /// sides to move, without a target and with every target `t` consistent with a double step
-    /// (`en_passant_consistent`) that is the least of its orbit: the file mirror maps a
-    /// placement equal to its own image with target `t` to the same placement with the mirrored
-    /// target, so of those two only the smaller is canonical. Each legal one is checked by
-    /// (P), (C), (W), (L) and (D) at that position.
-    fn check_with_pawns(
-        &self,
-        stored: &Stored,
-        lookup: &Lookup,
-        legal: &[AtomicU64; 2],
-        progress: &(dyn Fn(u64) + Sync),
-        failures: &Failures,
-    ) -> Result<(), VerifyError> {
-        let scheme = &stored.scheme;
-        let listed = scheme.men().to_vec();
-        for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
-            let squares: Vec<Square> = numbers.iter().map(|&n| scheme.square(n)).collect();
-            for (s, side) in Side::ALL.into_iter().enumerate() {
-                let plain = Position::new(
-                    self.board,
-                    side,
-                    squares.iter().copied().zip(listed.iter().copied()),
-                    None,
-                )
-                .expect("men on distinct squares");
-                let with_targets = self
-                    .board
-                    .squares()
-                    .filter(|&t| {
-                        en_passant_consistent(&plain, t) && scheme.is_canonical_target(&squares, t)
-                    })
-                    .map(|t| plain.with_en_passant(Some(t)));
-                for p in std::iter::once(plain.clone()).chain(with_targets) {
-                    if !chess_legal(&p) {
+                let mut targets = [None; scheme::MAX_MEN + 1];
+                let mut count = 1;
+                plain.for_each_en_passant_target(side, |t| {
+                    targets[count] = Some(t);
+                    count += 1;
+                });
+                for &target in &targets[..count] {
+                    let placement = plain.with_en_passant(target);
+                    let entry = match target {
+                        None => index,
+                        Some(t) => {
+                            let squares: Vec<Square> =
+                                numbers.iter().map(|&n| scheme.square(n)).collect();
+                            if !scheme.is_canonical_target(&squares, scheme.square(t))
+                                || !placement.is_legal_with_target(side)
+                            {
+                                continue;
+                            }
+                            scheme
+                                .index_with_en_passant(&squares, Some(scheme.square(t)), side)
+                                .ok_or_else(|| no_entry(&stored.table))?
+                        }
+                    };
+                    legal_here[s] += 1;
+                    let stored_value = stored.table.value(side == Side::White, entry)?;
+                    let summary = children.summarise(&placement, index, side, in_check[s])?;
+                    if summary.holds_for(stored_value) {
                         continue;
                     }
-                    legal_here[s] += 1;
-                    let index = scheme
-                        .index_with_en_passant(&squares, p.en_passant(), side)
-                        .ok_or_else(|| no_entry(&stored.table))?;
-                    let stored_value = stored.table.value(side == Side::White, index)?;
+                    // Some fact fails: the natural model's own moves say which, and how.
+                    let p = placement.position(side);
+                    let before = failures.count();
                     self.check_position(lookup, &p, stored_value, failures)?;
+                    if failures.count() == before {
+                        failures.fail(
+                            &p,
+                            stored_value,
+                            "the tabulated moves and the natural model's moves disagree about this position".into(),
+                        );
+                    }
                 }
             }
             Ok(())
         })
     }
 
-    /// For every listed man but the kings, where its capture leads.
-    fn capture_targets(
+    /// Where each exit of the category leads: the capture of every listed man but the kings,
+    /// and the promotion of every pawn to each piece, capturing each man of the other side or
+    /// not.
+    fn exit_targets(&self, men: &Men, listed: &[retro_rules::Man]) -> Result<Exits, VerifyError> {
+        let mut captures = Vec::new();
+        for (i, &(_, piece)) in listed.iter().enumerate() {
+            captures.push(if piece == Piece::King {
+                None
+            } else {
+                Some(self.exit_target(men, listed, Some(i), None)?)
+            });
+        }
+        let mut promotions = Vec::new();
+        for (i, &(side, piece)) in listed.iter().enumerate() {
+            if piece != Piece::Pawn {
+                promotions.push(None);
+                continue;
+            }
+            let mut by_capture = Vec::new();
+            for (j, &(other, captured)) in listed.iter().enumerate() {
+                let removed = match (other == side, captured) {
+                    (true, _) => continue,
+                    (false, Piece::King) => None,
+                    (false, _) => Some(j),
+                };
+                let mut by_piece = Vec::new();
+                for promoted in Piece::PROMOTIONS {
+                    by_piece.push(self.exit_target(men, listed, removed, Some((i, promoted)))?);
+                }
+                by_capture.push((removed, by_piece));
+            }
+            promotions.push(Some(by_capture));
+        }
+        Ok(Exits {
+            captures,
+            promotions,
+        })
+    }
+
+    /// Where the exit removing listed man `removed` and exchanging pawn `promoted.0` for
+    /// `promoted.1` leads: the stored category, whether its colours are exchanged, and each
+    /// remaining man's place in its list.
+    fn exit_target(
         &self,
         men: &Men,
         listed: &[retro_rules::Man],
-    ) -> Result<Vec<Option<CaptureTarget>>, VerifyError> {
-        let mut targets = Vec::new();
-        for (i, &(side, piece)) in listed.iter().enumerate() {
-            if piece == Piece::King {
-                targets.push(None);
+        removed: Option<usize>,
+        promoted: Option<(usize, Piece)>,
+    ) -> Result<CaptureTarget, VerifyError> {
+        let mut after = men.clone();
+        if let Some(j) = removed {
+            let (side, piece) = listed[j];
+            after = after.without(side, piece).expect("the listed man is there");
+        }
+        if let Some((i, piece)) = promoted {
+            let (side, _) = listed[i];
+            after = after
+                .without(side, Piece::Pawn)
+                .expect("the listed pawn is there")
+                .with(side, piece);
+        }
+        let flipped = !after.is_stored_as_is();
+        let stored_men = stored(after);
+        let target_listed = stored_men.listed();
+        let mut taken = vec![false; target_listed.len()];
+        let mut order = vec![usize::MAX; listed.len()];
+        for (j, &(s, p)) in listed.iter().enumerate() {
+            if Some(j) == removed {
                 continue;
             }
-            let smaller = men.without(side, piece).expect("the listed man is there");
-            let flipped = !smaller.is_stored_as_is();
-            let stored_men = stored(smaller);
-            let target_listed = stored_men.listed();
-            let mut taken = vec![false; target_listed.len()];
-            let mut order = vec![usize::MAX; listed.len()];
-            for (j, &(s, p)) in listed.iter().enumerate() {
-                if j == i {
-                    continue;
-                }
-                let s = if flipped { retro_rules::opponent(s) } else { s };
-                let k = (0..target_listed.len())
-                    .find(|&k| !taken[k] && target_listed[k] == (s, p))
-                    .expect("the smaller category has the man");
-                taken[k] = true;
-                order[j] = k;
-            }
-            targets.push(Some(CaptureTarget {
-                stored: self.load(&stored_men)?,
-                flipped,
-                order,
-            }));
+            let p = match promoted {
+                Some((i, piece)) if i == j => piece,
+                _ => p,
+            };
+            let s = if flipped { retro_rules::opponent(s) } else { s };
+            let k = (0..target_listed.len())
+                .find(|&k| !taken[k] && target_listed[k] == (s, p))
+                .expect("the category after the exit has the man");
+            taken[k] = true;
+            order[j] = k;
         }
-        Ok(targets)
+        Ok(CaptureTarget {
+            stored: self.load(&stored_men)?,
+            flipped,
+            order,
+        })
     }
 
     /// Checks (P), (C), (W), (L) and (D) at one legal position.
@@ -733,7 +760,18 @@ impl Lookup {
     }
 }
 
-/// Where a capture of one listed man leads: the stored category, whether its colours are
+/// The exits of a category, by listed man: where its capture leads (`None` for the kings),
+/// and for a pawn, by the man it takes on promoting (`None` for none) and the piece it becomes
+/// (in the order of `Piece::PROMOTIONS`), where its promotion leads.
+struct Exits {
+    captures: Vec<Option<CaptureTarget>>,
+    promotions: Vec<Option<Promotions>>,
+}
+
+/// A pawn's promotions: by the man taken (`None` for none), one target per promoted piece.
+type Promotions = Vec<(Option<usize>, Vec<CaptureTarget>)>;
+
+/// Where a capture or a promotion leads: the stored category, whether its colours are
 /// exchanged, and each remaining man's place in its list.
 struct CaptureTarget {
     stored: Arc<Stored>,
@@ -785,6 +823,7 @@ struct Children<'a> {
     captures: &'a [Option<CaptureTarget>],
     /// The entries of each capture's table, White to move first.
     capture_codes: Vec<Option<[Codes<'a>; 2]>>,
+    promotions: &'a [Option<Promotions>],
     mirror: &'a [u32],
 }
 
@@ -844,22 +883,54 @@ impl Children<'_> {
         after: &[u32],
     ) -> Result<Value, VerifyError> {
         let white_to_move = side == Side::Black;
-        let Some(captured) = step.captured else {
-            let index = match self.scheme.index_after_move(index, before, after, step.man) {
-                Some(index) => index,
-                None => self
-                    .scheme
-                    .index_of_numbers(after)
-                    .ok_or_else(|| no_entry(self.table))?,
-            };
-            return read(self.table, &self.codes, white_to_move, index);
+        let (target, codes) = match (step.captured, step.promotion) {
+            (None, None) => {
+                let index = match step.target {
+                    Some(t) => {
+                        let squares: Vec<Square> =
+                            after.iter().map(|&n| self.scheme.square(n)).collect();
+                        let to_move = retro_rules::opponent(side);
+                        self.scheme.index_with_en_passant(
+                            &squares,
+                            Some(self.scheme.square(t)),
+                            to_move,
+                        )
+                    }
+                    None => self
+                        .scheme
+                        .index_after_move(index, before, after, step.man)
+                        .or_else(|| self.scheme.index_of_numbers(after)),
+                };
+                let index = index.ok_or_else(|| no_entry(self.table))?;
+                return read(self.table, &self.codes, white_to_move, index);
+            }
+            (Some(captured), None) => {
+                let target = self.captures[captured]
+                    .as_ref()
+                    .expect("kings are never captured");
+                let codes = *self.capture_codes[captured]
+                    .as_ref()
+                    .expect("kings are never captured");
+                (target, codes)
+            }
+            (captured, Some(piece)) => {
+                let k = Piece::PROMOTIONS
+                    .iter()
+                    .position(|&p| p == piece)
+                    .expect("a promotion piece");
+                let target = &self.promotions[step.man]
+                    .as_ref()
+                    .expect("pawns promote")
+                    .iter()
+                    .find(|(taken, _)| *taken == captured)
+                    .expect("every capture on promotion is listed")
+                    .1[k];
+                (target, both_sides(&target.stored.table))
+            }
         };
-        let target = self.captures[captured]
-            .as_ref()
-            .expect("kings are never captured");
         let mut numbers = [0u32; scheme::MAX_MEN];
         for (j, &n) in after.iter().enumerate() {
-            if j != captured {
+            if Some(j) != step.captured {
                 numbers[target.order[j]] = if target.flipped {
                     self.mirror[n as usize]
                 } else {
@@ -867,18 +938,15 @@ impl Children<'_> {
                 };
             }
         }
-        let k = after.len() - 1;
+        let k = after.len() - usize::from(step.captured.is_some());
         let index = target
             .stored
             .scheme
             .index_of_numbers(&numbers[..k])
             .ok_or_else(|| no_entry(&target.stored.table))?;
-        let codes = self.capture_codes[captured]
-            .as_ref()
-            .expect("kings are never captured");
         read(
             &target.stored.table,
-            codes,
+            &codes,
             white_to_move != target.flipped,
             index,
         )

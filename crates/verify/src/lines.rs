@@ -4,9 +4,11 @@
 //! Owns: [`Lines`], [`SquareSet`].
 //! Must never: compute an entry any other way than by calling the natural model's predicate for
 //! it (`in_reach`, which is `king_attacks`, `queen_attacks`, `rook_attacks`, `bishop_attacks` or
-//! `knight_attacks` by the kind of man, and `square_between`, of `retro_rules`). A test reads
-//! every entry back through the accessors the checker uses and compares it with the predicate,
-//! for every pair (and triple) of squares of every board up to 16×16.
+//! `knight_attacks` by the kind of man, and `square_between`, of `retro_rules`; for pawns
+//! `pawn_attacks`, and `pawn_advance` and `pawn_double_advance` on the position holding that
+//! pawn alone). A test reads every entry back through the accessors the checker uses and
+//! compares it with the predicate, for every pair (and triple) of squares of every board up to
+//! 16×16.
 //!
 //! # Why the checker may use these tables
 //!
@@ -15,9 +17,20 @@
 //! `s` with `square_between a s b`". With `targets(k, a)` the squares `b` of the board with
 //! `k_attacks a b` and `between(a, b)` the squares `s` with `square_between a s b`, that is
 //! `b ∈ targets(k, a) ∧ between(a, b) ∩ occupied = ∅` — what [`Lines::attacks`] computes.
+//!
+//! A pawn of side `s` on `a` attacks `b` exactly when `pawn_attacks s a b` (no square lies
+//! between: the squares are adjacent), [`Lines::pawn_attacks`]. `pawn_advance p a b` is "`p`
+//! has a pawn of the side to move on `a`, `b` is on the board one rank ahead of it on its
+//! file, and `b` is empty": on the position with that pawn alone every square but `a` is
+//! empty, so the squares it holds for there ([`Lines::pawn_advances`]) are those `b` that the
+//! rest of the definition allows, and on any position `p` with that pawn on `a` it holds
+//! exactly for those of them that are empty in `p`. Likewise `pawn_double_advance p a b` holds
+//! exactly for the squares of [`Lines::pawn_double_advances`] that are empty in `p` with the
+//! square passed over empty too — the square of `a`'s file on the rank between, which is the
+//! one square strictly between `a` and `b`, [`Lines::between`].
 
-use retro_rules::laws::in_reach;
-use retro_rules::{Board, Piece, Side, Square};
+use retro_rules::laws::{in_reach, pawn_advance, pawn_attacks, pawn_double_advance};
+use retro_rules::{Board, Piece, Position, Side, Square};
 
 /// A set of squares of a board of at most 256 squares, by square number.
 pub type SquareSet = [u64; 4];
@@ -72,6 +85,17 @@ pub struct Lines {
     target_sets: [Vec<SquareSet>; 5],
     /// By `a × count + b`: the squares strictly between `a` and `b`.
     between: Vec<SquareSet>,
+    /// By side (White first), then square: the squares a pawn there attacks.
+    pawn_attacks: [Vec<SquareSet>; 2],
+    /// By side, then square: the same, in increasing order.
+    pawn_attack_lists: [Vec<Vec<u16>>; 2],
+    /// By side, then square: where a pawn there advances one square on an empty board.
+    pawn_advances: [Vec<Vec<u16>>; 2],
+    /// By side, then square: where a pawn there advances two squares on an empty board.
+    pawn_double_advances: [Vec<Vec<u16>>; 2],
+    /// By side, then square: the squares from which a pawn advances two squares to it (the
+    /// converse of `pawn_double_advances`).
+    pawn_double_origins: [Vec<Vec<u16>>; 2],
 }
 
 impl Lines {
@@ -80,20 +104,21 @@ impl Lines {
         let count = board.square_count();
         assert!(count <= 256, "boards of at most 256 squares");
         let squares: Vec<Square> = (0..count as u16).map(|n| square_of(board, n)).collect();
-        let targets: [Vec<Vec<u16>>; 5] = std::array::from_fn(|k| {
+        // By square `a`: the squares `b` for which `holds(a, b)`, in increasing order.
+        let tabulate = |holds: &dyn Fn(Square, Square) -> bool| -> Vec<Vec<u16>> {
             squares
                 .iter()
                 .map(|&a| {
                     (0..count as u16)
-                        .filter(|&b| reaches_naturally(KINDS[k], a, squares[usize::from(b)]))
+                        .filter(|&b| holds(a, squares[usize::from(b)]))
                         .collect()
                 })
                 .collect()
-        });
-        let target_sets = std::array::from_fn(|k| {
-            targets[k]
+        };
+        let as_sets = |lists: &[Vec<u16>]| -> Vec<SquareSet> {
+            lists
                 .iter()
-                .map(|list: &Vec<u16>| {
+                .map(|list| {
                     let mut set = [0; 4];
                     for &b in list {
                         insert(&mut set, b);
@@ -101,7 +126,10 @@ impl Lines {
                     set
                 })
                 .collect()
-        });
+        };
+        let targets: [Vec<Vec<u16>>; 5] =
+            std::array::from_fn(|k| tabulate(&|a, b| reaches_naturally(KINDS[k], a, b)));
+        let target_sets = std::array::from_fn(|k| as_sets(&targets[k]));
         let mut between = vec![[0u64; 4]; count * count];
         for (a, &sa) in squares.iter().enumerate() {
             for (b, &sb) in squares.iter().enumerate() {
@@ -113,13 +141,75 @@ impl Lines {
                 }
             }
         }
+        let sides = [Side::White, Side::Black];
+        let pawn_attack_lists: [Vec<Vec<u16>>; 2] =
+            sides.map(|s| tabulate(&|a, b| pawn_attacks(s, a, b)));
+        let pawn_attacks = std::array::from_fn(|x| as_sets(&pawn_attack_lists[x]));
+        // A pawn's advances on the position holding it alone.
+        let advances = |pred: fn(&Position, Square, Square) -> bool| {
+            sides.map(|s| {
+                tabulate(&|a, b| {
+                    let alone =
+                        Position::new(board, s, [(a, (s, Piece::Pawn))], None).expect("one man");
+                    pred(&alone, a, b)
+                })
+            })
+        };
+        let pawn_double_advances: [Vec<Vec<u16>>; 2] = advances(pawn_double_advance);
+        let pawn_double_origins: [Vec<Vec<u16>>; 2] = std::array::from_fn(|x| {
+            let mut origins: Vec<Vec<u16>> = vec![Vec::new(); count];
+            for (a, reached) in pawn_double_advances[x].iter().enumerate() {
+                for &b in reached {
+                    origins[usize::from(b)].push(a as u16);
+                }
+            }
+            origins
+        });
         Lines {
             board,
             count,
             targets,
             target_sets,
             between,
+            pawn_attacks,
+            pawn_attack_lists,
+            pawn_advances: advances(pawn_advance),
+            pawn_double_advances,
+            pawn_double_origins,
         }
+    }
+
+    /// Whether a pawn of side `s` on `a` attacks `b` (`pawn_attacks s a b`).
+    #[inline]
+    pub fn pawn_attacks(&self, s: Side, a: u16, b: u16) -> bool {
+        contains(&self.pawn_attacks[side_number(s)][usize::from(a)], b)
+    }
+
+    /// The squares a pawn of side `s` on `a` attacks, in increasing order.
+    #[inline]
+    pub fn pawn_attack_targets(&self, s: Side, a: u16) -> &[u16] {
+        &self.pawn_attack_lists[side_number(s)][usize::from(a)]
+    }
+
+    /// The squares a pawn of side `s` on `a` advances to by one square when they are empty
+    /// (`pawn_advance` on the position holding that pawn alone).
+    #[inline]
+    pub fn pawn_advances(&self, s: Side, a: u16) -> &[u16] {
+        &self.pawn_advances[side_number(s)][usize::from(a)]
+    }
+
+    /// The squares from which a pawn of side `s` advances two squares to `b`.
+    #[inline]
+    pub fn pawn_double_origins(&self, s: Side, b: u16) -> &[u16] {
+        &self.pawn_double_origins[side_number(s)][usize::from(b)]
+    }
+
+    /// The squares a pawn of side `s` on `a` advances to by two squares when they and the
+    /// square between are empty (`pawn_double_advance` on the position holding that pawn
+    /// alone).
+    #[inline]
+    pub fn pawn_double_advances(&self, s: Side, a: u16) -> &[u16] {
+        &self.pawn_double_advances[side_number(s)][usize::from(a)]
     }
 
     /// The board.
@@ -163,6 +253,10 @@ impl Lines {
     }
 }
 
+fn side_number(s: Side) -> usize {
+    usize::from(s == Side::Black)
+}
+
 /// The natural model's `in_reach` for a man of kind `piece` (a piece: the side does not matter).
 fn reaches_naturally(piece: Piece, sq1: Square, sq2: Square) -> bool {
     in_reach((Side::White, piece), sq1, sq2)
@@ -197,6 +291,30 @@ mod tests {
                             let natural = reaches_naturally(kind, a, b);
                             assert_eq!(lines.reaches(kind, na, nb), natural, "{kind:?} {a} {b}");
                             assert_eq!(listed.contains(&nb), natural, "{kind:?} {a} {b}");
+                        }
+                    }
+                    for s in [Side::White, Side::Black] {
+                        let alone = Position::new(board, s, [(a, (s, Piece::Pawn))], None).unwrap();
+                        for &b in &squares {
+                            let nb = lines.number(b);
+                            let attacks = pawn_attacks(s, a, b);
+                            assert_eq!(lines.pawn_attacks(s, na, nb), attacks, "{s:?} {a} {b}");
+                            assert_eq!(lines.pawn_attack_targets(s, na).contains(&nb), attacks);
+                            assert_eq!(
+                                lines.pawn_advances(s, na).contains(&nb),
+                                pawn_advance(&alone, a, b),
+                                "{s:?} {a} {b}"
+                            );
+                            assert_eq!(
+                                lines.pawn_double_advances(s, na).contains(&nb),
+                                pawn_double_advance(&alone, a, b),
+                                "{s:?} {a} {b}"
+                            );
+                            assert_eq!(
+                                lines.pawn_double_origins(s, nb).contains(&na),
+                                pawn_double_advance(&alone, a, b),
+                                "{s:?} {a} {b}"
+                            );
                         }
                     }
                     for &b in &squares {
