@@ -421,3 +421,28 @@ fn hurds_kqrk_subtlety() {
     let (deepest, witness) = kqkr.side(Side::White).longest_loss.clone().unwrap();
     assert_eq!(deepest, 36, "White to move, mated in 18: {witness}");
 }
+
+/// Every table of up to 4 men on 8×8, the 11 with pawns among them (promotions, en passant),
+/// is built by the fast core and passes the checker.
+#[test]
+fn every_table_of_up_to_four_men_passes_on_8x8() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let built = retro(&["gen", "--up-to", "4", "--dir", d, "--quiet"]);
+    assert!(built.status.success(), "{}", all_output(&built));
+    let checked = retro(&["verify", "--dir", d, "--quiet"]);
+    let text = all_output(&checked);
+    assert!(checked.status.success(), "{text}");
+    assert!(text.contains("checked 36 tables"), "{text}");
+    assert!(text.contains("all pass"), "{text}");
+    for pawns in [
+        "KPvK ", "KPPvK ", "KPvKP ", "KQPvK ", "KRPvK ", "KBPvK ", "KNPvK ", "KQvKP ", "KRvKP ",
+        "KBvKP ", "KNvKP ",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(pawns) && l.contains("PASS")),
+            "{pawns} not checked:\n{text}"
+        );
+    }
+}
