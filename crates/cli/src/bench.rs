@@ -30,6 +30,8 @@ pub enum Suite {
     Krpkr,
     /// KQPvKQ (the deepest five-man table with a pawn), its other tables built once.
     Kqpkq,
+    /// KPPvKP (pawns of both sides: en passant), its other tables built once.
+    Kppkp,
 }
 
 impl Suite {
@@ -41,6 +43,7 @@ impl Suite {
             Suite::Table1 => "retro table1 from an empty directory (build, verify, print)",
             Suite::Krpkr => "KRPvKR, the tables its captures and promotions reach already built",
             Suite::Kqpkq => "KQPvKQ, the tables its captures and promotions reach already built",
+            Suite::Kppkp => "KPPvKP, the tables its captures and promotions reach already built",
         }
     }
 }
@@ -187,6 +190,7 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
         let pawn_table = match suite {
             Suite::Krpkr => Some("KRPvKR"),
             Suite::Kqpkq => Some("KQPvKQ"),
+            Suite::Kppkp => Some("KPPvKP"),
             _ => None,
         }
         .map(|name| name.parse::<Material>().map_err(|e| anyhow::anyhow!("{e}")))
@@ -197,7 +201,7 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
         for _ in 0..runs {
             let scratch = tempfile::tempdir().context("making a scratch directory")?;
             let (prepare, measured): (Vec<Material>, Vec<Material>) = match suite {
-                Suite::Krpkr | Suite::Kqpkq => {
+                Suite::Krpkr | Suite::Kqpkq | Suite::Kppkp => {
                     let material = pawn_table.expect("a pawn suite names its table");
                     let path = kept.path().join(retro_format::file_name(
                         &material.to_string(),
