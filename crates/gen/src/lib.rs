@@ -322,7 +322,12 @@ impl Builder {
         let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;
         let mut subs = Vec::new();
         let sides = fast::exit_sides(material);
-        for (smaller, sides) in fast::exit_targets(material).into_iter().zip(sides) {
+        let fields = fast::exit_fields(geo, material);
+        for ((smaller, sides), field) in fast::exit_targets(material)
+            .into_iter()
+            .zip(sides)
+            .zip(fields)
+        {
             let table = Table::open(&self.path_of(smaller)).map_err(GenError::from)?;
             if table.header().material != smaller.to_string() {
                 return Err(GenError::Inconsistent {
@@ -338,7 +343,9 @@ impl Builder {
             if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
                 return Err(fast::Declined::TooDeep);
             }
-            subs.push(fast::convert::load_subtable(geo, &table, smaller, sides)?);
+            subs.push(fast::convert::load_subtable(
+                geo, &table, smaller, sides, field,
+            )?);
         }
         let built = fast::build(geo, material, &subs, self.watch_keys, observer)?;
         drop(subs);

@@ -4,7 +4,7 @@
 //! the work table as a stored body ([`write_body`]).
 //! Must never: decide a value; it only moves codes between numberings.
 
-use super::layout::{Layout, MAX_MEN};
+use super::layout::{Layout, RankField, MAX_MEN};
 use super::{Built, EpBuilt, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
@@ -21,14 +21,16 @@ fn unsupported(material: Material, reason: impl ToString) -> GenError {
     }
 }
 
-/// The stored table of `material` spread over every slot of its layout: each stored position's
+/// The stored table of `material` spread over the slots of its layout: each stored position's
 /// code goes to all the slots that hold it; only the sides to move `sides` marks (White first)
-/// are loaded, the others left empty.
+/// are loaded, the others left empty; with `field` (a man and a rank, see
+/// `super::exit_fields`) only the slots with that man on that rank.
 pub fn load_subtable(
     geo: &Geometry,
     table: &Table,
     material: Material,
     sides: [bool; 2],
+    field: Option<(usize, u8)>,
 ) -> Result<Subtable, GenError> {
     let indexer = Indexer::new(geo, material).map_err(|e| unsupported(material, e))?;
     let layout = Layout::new(geo, material)
@@ -41,6 +43,13 @@ pub fn load_subtable(
         ));
     }
     let n = layout.men_count();
+    let field = field.map(|(man, rank)| RankField::new(&layout, geo.files(), man, rank));
+    let kept = field.map_or(slots, |f| f.size(slots as u64) as usize);
+    // The cell of a slot, if it is kept.
+    let cell_of = |slot: u64| match &field {
+        Some(f) => f.number(slot).map(|n| n as usize),
+        None => Some(slot as usize),
+    };
     let fields = distinct_fields(&indexer);
     let failure = Mutex::new(None);
     let mut codes: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
@@ -49,8 +58,8 @@ pub fn load_subtable(
             continue;
         }
         let side = Side::ALL[x];
-        let mut cells = Vec::with_capacity(slots);
-        cells.resize_with(slots, || AtomicU8::new(0));
+        let mut cells = Vec::with_capacity(kept);
+        cells.resize_with(kept, || AtomicU8::new(0));
         let inner = indexer.inner_size();
         let width = usize::from(table.header().value_width);
         let half =
@@ -66,8 +75,25 @@ pub fn load_subtable(
                     let pair_entries = &half[first as usize * width..end as usize * width];
                     let radix = fields.last().expect("a man besides the kings").0 as usize;
                     for_each_run(fields, wk, bk, |run, squares| {
-                        let base = layout.slot(squares) as usize;
-                        let entries = &pair_entries[run * radix * width..][..radix * width];
+                        let base = layout.slot(squares);
+                        // The run's entries kept: all of them, none (the kept man stands on
+                        // another rank), or the last man's squares on the kept rank.
+                        let (skip, count) = match &field {
+                            None => (0, radix),
+                            Some(f) if f.man() == n - 1 => {
+                                // The last man's kept squares follow one another.
+                                let kept = |k: &usize| f.number(base + *k as u64).is_some();
+                                let Some(skip) = (0..radix).find(kept) else {
+                                    return;
+                                };
+                                (skip, (skip..radix).take_while(kept).count())
+                            }
+                            Some(f) if f.number(base).is_some() => (0, radix),
+                            Some(_) => return,
+                        };
+                        let start = cell_of(base + skip as u64).expect("a kept slot");
+                        let entries =
+                            &pair_entries[(run * radix + skip) * width..][..count * width];
                         for (k, entry) in entries.chunks_exact(width).enumerate() {
                             let code = if width == 1 {
                                 entry[0]
@@ -75,7 +101,7 @@ pub fn load_subtable(
                                 narrow(u16::from_le_bytes([entry[0], entry[1]]))
                             };
                             if code != 0 {
-                                cells[base + k].store(code, Ordering::Relaxed);
+                                cells[start + k].store(code, Ordering::Relaxed);
                             }
                         }
                     });
@@ -101,7 +127,9 @@ pub fn load_subtable(
                 }
                 layout.fold(&mut squares[..n]);
                 layout.for_each_holder(&squares[..n], |slot| {
-                    cells[slot as usize].store(code, Ordering::Relaxed)
+                    if let Some(at) = cell_of(slot) {
+                        cells[at].store(code, Ordering::Relaxed)
+                    }
                 });
             });
         });
@@ -110,7 +138,7 @@ pub fn load_subtable(
     if let Some(e) = failure.into_inner().expect("no panics while locked") {
         return Err(e);
     }
-    Ok(Subtable::new(layout, codes))
+    Ok(Subtable::new(layout, field, codes))
 }
 
 /// A stored entry code as one byte: callers load only tables whose longest mate is at most

@@ -19,7 +19,7 @@
 //! `j`, or a capture that is not legal); their cells stay `0`, and they cost a byte per
 //! `ranks` slots and pawn.
 
-use super::layout::{Layout, MAX_MEN};
+use super::layout::{Layout, RankField, MAX_MEN};
 use retro_engine::{Geometry, Sq};
 use retro_rules::{Piece, Side};
 
@@ -28,18 +28,12 @@ use retro_rules::{Piece, Side};
 #[derive(Debug, Clone)]
 pub struct EpLayout {
     files: u64,
-    squares: u64,
-    strides: [u64; MAX_MEN],
-    /// `log2 stride` of every man, when the board has a power of two of squares.
-    shifts: Option<[u32; MAX_MEN]>,
     /// By side to move: the other side's pawns (man numbers), each with its block's first
     /// number.
     blocks: [Vec<(usize, u64)>; 2],
     sizes: [u64; 2],
-    /// By man: its block's first number (pawns only).
-    first: [u64; MAX_MEN],
-    /// By man: the rank a double step of it ends on (pawns only).
-    landing_rank: [u8; MAX_MEN],
+    /// By man (pawns only): its block's first number and its numbering within the block.
+    fields: [Option<(u64, RankField)>; MAX_MEN],
 }
 
 impl EpLayout {
@@ -50,39 +44,29 @@ impl EpLayout {
         if !has(Side::White) || !has(Side::Black) {
             return None;
         }
-        let files = u64::from(geo.files());
-        let squares = layout.square_count();
-        let block = layout.size() / squares * files;
         let mut blocks: [Vec<(usize, u64)>; 2] = [Vec::new(), Vec::new()];
         let mut sizes = [0u64; 2];
-        let mut landing_rank = [0u8; MAX_MEN];
-        let mut first = [0u64; MAX_MEN];
+        let mut fields = [None; MAX_MEN];
         for (j, &(side, piece)) in men.iter().enumerate() {
             if piece != Piece::Pawn {
                 continue;
             }
             let x = retro_engine::material::side_index(retro_rules::opponent(side));
-            blocks[x].push((j, sizes[x]));
-            first[j] = sizes[x];
-            sizes[x] += block;
-            landing_rank[j] = match side {
+            // The rank a double step of this pawn ends on (none on boards too short for one).
+            let landing = match side {
                 Side::White => geo.second_rank(side) + 2,
                 Side::Black => geo.second_rank(side).wrapping_sub(2),
             };
+            let field = RankField::new(layout, geo.files(), j, landing);
+            blocks[x].push((j, sizes[x]));
+            fields[j] = Some((sizes[x], field));
+            sizes[x] += field.size(layout.size());
         }
-        let strides = std::array::from_fn(|i| if i < men.len() { layout.stride(i) } else { 1 });
-        let shifts = squares
-            .is_power_of_two()
-            .then(|| strides.map(|s: u64| s.trailing_zeros()));
         Some(EpLayout {
-            files,
-            squares,
-            strides,
-            shifts,
+            files: u64::from(geo.files()),
             blocks,
             sizes,
-            first,
-            landing_rank,
+            fields,
         })
     }
 
@@ -91,27 +75,13 @@ impl EpLayout {
         self.sizes[x]
     }
 
-    /// `(value / stride(j), value % stride(j))`.
-    #[inline(always)]
-    fn split(&self, value: u64, j: usize) -> (u64, u64) {
-        match self.shifts {
-            Some(shifts) => (value >> shifts[j], value & (self.strides[j] - 1)),
-            None => (value / self.strides[j], value % self.strides[j]),
-        }
-    }
-
     /// The number, among the positions of pawn `j`'s opponent to move, of the position with
-    /// `slot`'s placement whose pawn `j` has just double-stepped, or `None` if pawn `j` does not stand on the rank a
-    /// double step ends on.
+    /// `slot`'s placement whose pawn `j` has just double-stepped, or `None` if pawn `j` does not
+    /// stand on the rank a double step ends on.
     #[inline]
     pub fn number(&self, slot: u64, j: usize) -> Option<u64> {
-        let (above, low) = self.split(slot, j);
-        let square = above % self.squares;
-        let high = above / self.squares;
-        if square / self.files != u64::from(self.landing_rank[j]) {
-            return None;
-        }
-        Some(self.first[j] + (high * self.files + square % self.files) * self.strides[j] + low)
+        let (first, field) = self.fields[j].as_ref().expect("a pawn");
+        field.number(slot).map(|n| first + n)
     }
 
     /// The placement slot and the pawn of side `x`'s en-passant number `number`.
@@ -122,11 +92,8 @@ impl EpLayout {
             .rev()
             .find(|&&(_, first)| first <= number)
             .expect("a number within the blocks");
-        let (above, low) = self.split(number - first, j);
-        let file = above % self.files;
-        let high = above / self.files;
-        let square = u64::from(self.landing_rank[j]) * self.files + file;
-        ((high * self.squares + square) * self.strides[j] + low, j)
+        let (_, field) = self.fields[j].as_ref().expect("a pawn");
+        (field.slot(number - first), j)
     }
 
     /// The square pawn `j` passed over on its double step, given where it stands.
@@ -156,8 +123,11 @@ mod tests {
                         continue;
                     }
                     let x = 1 - retro_engine::material::side_index(side);
-                    let on_landing_rank = u64::from(layout.field(slot, j)) / ep.files
-                        == u64::from(ep.landing_rank[j]);
+                    let landing = match side {
+                        Side::White => geo.second_rank(side) + 2,
+                        Side::Black => geo.second_rank(side) - 2,
+                    };
+                    let on_landing_rank = layout.field(slot, j) / geo.files() == landing;
                     match ep.number(slot, j) {
                         Some(n) => {
                             assert!(on_landing_rank);

@@ -421,6 +421,85 @@ impl Layout {
     }
 }
 
+/// The slots of a layout in which one man stands on one rank, numbered densely: the slot with
+/// that man's square replaced by its file,
+///
+/// `number = (high · files + file) · stride + low` where `slot = (high · squares + square) ·
+/// stride + low`,
+///
+/// so the numbers run over `slots / ranks` values. En-passant positions (the pawn that has just
+/// double-stepped stands where double steps end) and the tables a promotion leads into (the
+/// promoted piece stands on the last rank) are numbered so.
+#[derive(Debug, Clone, Copy)]
+pub struct RankField {
+    man: usize,
+    rank: u64,
+    files: u64,
+    squares: u64,
+    stride: u64,
+    /// `log2 stride`, when the board has a power of two of squares.
+    shift: Option<u32>,
+}
+
+impl RankField {
+    /// The slots of `layout` with man `man` (not the white king) on rank `rank` of a board of
+    /// `files` files.
+    pub fn new(layout: &Layout, files: u8, man: usize, rank: u8) -> RankField {
+        assert!(man > 0, "the white king's field is a region number");
+        let stride = layout.strides[man];
+        RankField {
+            man,
+            rank: u64::from(rank),
+            files: u64::from(files),
+            squares: layout.squares,
+            stride,
+            shift: layout
+                .squares
+                .is_power_of_two()
+                .then(|| stride.trailing_zeros()),
+        }
+    }
+
+    /// The man whose rank is fixed.
+    pub fn man(&self) -> usize {
+        self.man
+    }
+
+    /// How many numbers there are, for a layout of `slots` slots.
+    pub fn size(&self, slots: u64) -> u64 {
+        slots / self.squares * self.files
+    }
+
+    /// `(value / stride, value % stride)`.
+    #[inline(always)]
+    fn split(&self, value: u64) -> (u64, u64) {
+        match self.shift {
+            Some(shift) => (value >> shift, value & (self.stride - 1)),
+            None => (value / self.stride, value % self.stride),
+        }
+    }
+
+    /// The number of `slot`, or `None` if the man stands on another rank.
+    #[inline(always)]
+    pub fn number(&self, slot: u64) -> Option<u64> {
+        let (above, low) = self.split(slot);
+        let square = above % self.squares;
+        if square / self.files != self.rank {
+            return None;
+        }
+        let high = above / self.squares;
+        Some((high * self.files + square % self.files) * self.stride + low)
+    }
+
+    /// The slot of `number`.
+    #[inline(always)]
+    pub fn slot(&self, number: u64) -> u64 {
+        let (above, low) = self.split(number);
+        let square = self.rank * self.files + above % self.files;
+        ((above / self.files) * self.squares + square) * self.stride + low
+    }
+}
+
 /// Calls `visit` with `squares[from..to]` in every order, leaving the order as it was.
 fn permute(squares: &mut [Sq], from: usize, to: usize, visit: &mut dyn FnMut(&mut [Sq])) {
     if to - from <= 1 {
@@ -537,6 +616,28 @@ mod tests {
     fn check_tracked<const N: usize>(layout: &Layout, slot: u64, sq: Sq, same_kind: &[usize]) {
         let image: [Sq; N] = layout.decode_array(slot);
         assert!(same_kind.iter().any(|&j| image[j] == sq));
+    }
+
+    #[test]
+    fn rank_fields_number_the_slots_of_their_rank() {
+        for (files, ranks, material, man, rank) in
+            [(8, 8, "KQPvKP", 2, 7), (5, 6, "KQQvKP", 3, 5), (4, 5, "KPvKQ", 3, 0)]
+        {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
+            let field = RankField::new(&layout, files as u8, man, rank);
+            let size = field.size(layout.size());
+            assert_eq!(size * ranks as u64, layout.size());
+            for number in (0..size).step_by(7) {
+                let slot = field.slot(number);
+                assert_eq!(layout.field(slot, man) / files as u8, rank);
+                assert_eq!(field.number(slot), Some(number));
+            }
+            for slot in (0..layout.size()).step_by(11) {
+                let on_rank = layout.field(slot, man) / files as u8 == rank;
+                assert_eq!(field.number(slot).is_some(), on_rank);
+            }
+        }
     }
 
     #[test]

@@ -114,7 +114,7 @@ use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
 use cells::Cells;
 use ep::EpLayout;
-use layout::{Layout, MAX_MEN};
+use layout::{Layout, RankField, MAX_MEN};
 use rayon::prelude::*;
 use retro_engine::material::side_index;
 use retro_engine::{Geometry, Material, Sq};
@@ -188,18 +188,73 @@ const CHUNK_BITS: u32 = 12;
 const CHUNK: u64 = 1 << CHUNK_BITS;
 const NO_MAN: usize = usize::MAX;
 
-/// A smaller table in its own layout, for capture look-ups.
+/// A smaller table in its own layout, for the look-ups of exits.
 pub struct Subtable {
     layout: Layout,
-    /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot.
+    /// The slots held: all of them, or (the table of a promotion, whose promoted piece stands
+    /// on its last rank) those with one man on one rank, numbered by that field.
+    field: Option<RankField>,
+    /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot (or
+    /// number of `field`).
     codes: [Vec<u8>; 2],
 }
 
 impl Subtable {
-    /// A table's entry codes spread over all slots of its layout.
-    pub fn new(layout: Layout, codes: [Vec<u8>; 2]) -> Subtable {
-        Subtable { layout, codes }
+    /// A table's entry codes spread over the slots of its layout that `field` keeps (all
+    /// without one).
+    pub fn new(layout: Layout, field: Option<RankField>, codes: [Vec<u8>; 2]) -> Subtable {
+        Subtable {
+            layout,
+            field,
+            codes,
+        }
     }
+
+    /// The code of `slot` with side `x` to move.
+    #[inline(always)]
+    fn code(&self, x: usize, slot: u64) -> u8 {
+        let at = match &self.field {
+            Some(field) => field
+                .number(slot)
+                .expect("an exit into a table kept in part reaches the part kept"),
+            None => slot,
+        };
+        self.codes[x][at as usize]
+    }
+}
+
+/// For each of [`exit_targets`], the man and rank that every exit into it puts a promoted
+/// piece on, when only promotions without a capture lead there and the table has pawns (its
+/// slots keep ranks): a promoted piece stands on its side's last rank, and so does the last
+/// (White) or first (Black) man of its group, identical men being sorted by square. Only
+/// those slots of such a table need loading, a rank's worth.
+pub fn exit_fields(geo: &Geometry, material: Material) -> Vec<Option<(usize, u8)>> {
+    let targets = exit_targets(material);
+    let mut fields: Vec<Option<Option<(usize, u8)>>> = vec![None; targets.len()];
+    for_each_exit_kind(material, |removed, promoted, _| {
+        let rule = exit_rule(material, &targets, removed, promoted);
+        let target = targets[rule.sub];
+        let field = match promoted {
+            Some((i, _)) if removed.is_empty() && target.has_pawns() => {
+                let men = target.men();
+                let k = rule.to[i];
+                let (side, _) = men[k];
+                let group = (0..men.len()).filter(|&j| men[j] == men[k]);
+                match side {
+                    Side::White => group.max().map(|j| (j, geo.ranks() - 1)),
+                    Side::Black => group.min().map(|j| (j, 0)),
+                }
+            }
+            _ => None,
+        };
+        let merged = &mut fields[rule.sub];
+        *merged = Some(match *merged {
+            None => field,
+            Some(before) if before == field => field,
+            Some(_) => None,
+        });
+    });
+    fields.into_iter().map(Option::flatten).collect()
 }
 
 /// Where a capture or a promotion leads: the smaller table and where each man goes in it.
@@ -898,7 +953,7 @@ impl<const N: usize> Core<'_, N> {
         sub.layout.fold(&mut sq[..k]);
         let slot = sub.layout.slot(&sq[..k]);
         let side = (1 - mover) ^ usize::from(rule.flipped);
-        Value::from_code(u32::from(sub.codes[side][slot as usize]))
+        Value::from_code(u32::from(sub.code(side, slot)))
     }
 
     /// Calls `visit` with the value (for the side to move after it) of every move of side `x`
