@@ -429,7 +429,7 @@ mod tests {
             (3, 4, "KRRvK"),
             (5, 3, "KQvKN"),
             (4, 5, "KPvKP"),
-            (5, 5, "KPPvKP"),
+            (4, 5, "KPPvKP"),
             (4, 6, "KRPvKP"),
             (3, 5, "KPvKN"),
             (4, 4, "KPvKB"),
