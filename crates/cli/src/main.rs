@@ -156,6 +156,10 @@ enum Command {
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+        /// Pass over tables an earlier check certified, whose files (and those of the tables
+        /// they reach) have not changed since: a long check stopped part way goes on.
+        #[arg(long)]
+        resume: bool,
     },
     /// State Hurd's theorems for a category (e.g. KR_K), or the theorem for one position (a
     /// FEN), from a verified table.
@@ -521,7 +525,8 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             board,
             dir,
             quiet,
-        } => verify::verify(&materials, board, dir, quiet),
+            resume,
+        } => verify::verify(&materials, board, dir, quiet, resume),
         Command::Prove {
             target,
             stm,

@@ -556,6 +556,7 @@ pub fn table1(
             &plan,
             board,
             quiet,
+            false,
             &mut std::io::stderr(),
         )?)
     };

@@ -34,23 +34,38 @@ pub struct Checked {
     pub positions: u64,
     /// Tables that failed.
     pub failed: usize,
+    /// Tables passed over because an earlier check certified them (`--resume`).
+    pub certified: usize,
     /// Seconds taken.
     pub seconds: f64,
 }
 
 /// Checks every table of `plan` (smallest first), writing a certificate for each that passes
-/// and a line per table to `out`.
+/// and a line per table to `out`; with `resume`, a table whose certificate still holds (its
+/// body and those of the tables it reaches unchanged since they passed) is passed over.
 pub fn check_all(
     checker: &Checker,
     plan: &[Men],
     board: Board,
     quiet: bool,
+    resume: bool,
     out: &mut dyn std::io::Write,
 ) -> Result<Checked> {
     let start = Instant::now();
     let mut positions = 0;
     let mut failed = 0;
+    let mut certified = 0;
     for men in plan {
+        if resume && certificate::established(checker, men)?.is_none() {
+            certified += 1;
+            writeln!(
+                out,
+                "{:>14}  CERTIFIED by an earlier check ({} unchanged)",
+                men.to_string(),
+                checker.certificate_path(men).display()
+            )?;
+            continue;
+        }
         let entries = retro_verify::scheme::Scheme::new(board, men).size();
         let bar = if quiet {
             ProgressBar::hidden()
@@ -95,6 +110,7 @@ pub fn check_all(
         tables: plan.len(),
         positions,
         failed,
+        certified,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -104,6 +120,7 @@ pub fn verify(
     board: Board,
     dir: Option<PathBuf>,
     quiet: bool,
+    resume: bool,
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
     let names = if materials.is_empty() {
@@ -124,10 +141,22 @@ pub fn verify(
         plan.len(),
         dir.display()
     );
-    let checked = check_all(&checker, &plan, board, quiet, &mut std::io::stdout())?;
+    let checked = check_all(
+        &checker,
+        &plan,
+        board,
+        quiet,
+        resume,
+        &mut std::io::stdout(),
+    )?;
     println!(
-        "checked {} tables, {} legal positions, in {:.1} s: {}",
-        checked.tables,
+        "checked {} tables{}, {} legal positions, in {:.1} s: {}",
+        checked.tables - checked.certified,
+        if checked.certified > 0 {
+            format!(" ({} more certified earlier)", checked.certified)
+        } else {
+            String::new()
+        },
         checked.positions,
         checked.seconds,
         if checked.failed == 0 {

@@ -446,3 +446,32 @@ fn every_table_of_up_to_four_men_passes_on_8x8() {
         );
     }
 }
+
+/// `--resume` passes over tables whose certificates still hold, and checks again a table whose
+/// file changed since.
+#[test]
+fn resume_passes_over_certified_tables_only() {
+    let board = Board::new(5, 5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    gen(dir.path(), "5x5", &["KRvK"]);
+    let args = [
+        "verify", "KRvK", "--board", "5x5", "--dir", d, "--quiet", "--resume",
+    ];
+    let first = retro(&args);
+    assert!(first.status.success(), "{}", all_output(&first));
+    assert!(all_output(&first).contains("KRvK  PASS"));
+    let again = retro(&args);
+    let text = all_output(&again);
+    assert!(again.status.success(), "{text}");
+    assert!(text.contains("KRvK  CERTIFIED"), "{text}");
+    assert!(text.contains("checked 0 tables"), "{text}");
+    inject(dir.path(), board, "KRvK", |v, _| match v {
+        Value::Win(n) if n > 3 => Some(Value::Win(n + 2)),
+        _ => None,
+    });
+    let changed = retro(&args);
+    let text = all_output(&changed);
+    assert!(!changed.status.success(), "{text}");
+    assert!(text.contains("KRvK  FAIL"), "{text}");
+}

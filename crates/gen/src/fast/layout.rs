@@ -620,9 +620,11 @@ mod tests {
 
     #[test]
     fn rank_fields_number_the_slots_of_their_rank() {
-        for (files, ranks, material, man, rank) in
-            [(8, 8, "KQPvKP", 2, 7), (5, 6, "KQQvKP", 3, 5), (4, 5, "KPvKQ", 3, 0)]
-        {
+        for (files, ranks, material, man, rank) in [
+            (8, 8, "KQPvKP", 2, 7),
+            (5, 6, "KQQvKP", 3, 5),
+            (4, 5, "KPvKQ", 3, 0),
+        ] {
             let geo = Geometry::new(Board::new(files, ranks).unwrap());
             let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
             let field = RankField::new(&layout, files as u8, man, rank);
