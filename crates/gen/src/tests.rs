@@ -335,12 +335,13 @@ fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
 
 #[test]
 fn kpkp_on_4x4_matches_the_reference_solver() {
-    // Both sides' pawns: each can capture the other en passant.
+    // Both sides' pawns; a double step promotes on 4 ranks, so no en passant.
     compare_with_reference("KPvKP", (4, 4));
 }
 
 #[test]
 fn kpkp_on_3x5_matches_the_reference_solver() {
+    // Double steps that end off the last rank: en passant both ways.
     compare_with_reference("KPvKP", (3, 5));
 }
 
@@ -357,4 +358,13 @@ fn kppk_on_4x4_matches_the_reference_solver() {
 #[test]
 fn knkp_on_4x5_matches_the_reference_solver() {
     compare_with_reference("KNvKP", (4, 5));
+}
+
+#[test]
+fn the_other_four_man_pawn_materials_on_4x4_match_the_reference_solver() {
+    // With KPvK, KPPvK, KPvKP, KRvKP and KNvKP above: every material of up to 4 men with
+    // pawns, promotions into every piece's tables.
+    for material in ["KQPvK", "KRPvK", "KBPvK", "KNPvK", "KQvKP", "KBvKP"] {
+        compare_with_reference(material, (4, 4));
+    }
 }
