@@ -180,9 +180,9 @@ pub struct Builder {
     geo: Geometry,
     dir: PathBuf,
     core: Core,
-    /// The watch codes the fast core starts with (`None`: one per square); tests take many
-    /// to leave few depths, and so make it build again without.
-    watch_keys: Option<u8>,
+    /// How the fast core spends its work byte; tests take many watch codes to leave few
+    /// depths (so it builds again without), or rebase every few depths.
+    tuning: fast::Tuning,
 }
 
 impl Builder {
@@ -192,7 +192,7 @@ impl Builder {
             geo: Geometry::new(board),
             dir: dir.into(),
             core: Core::Fast,
-            watch_keys: None,
+            tuning: fast::Tuning::default(),
         }
     }
 
@@ -347,7 +347,7 @@ impl Builder {
                 geo, &table, smaller, sides, field,
             )?);
         }
-        let built = fast::build(geo, material, &subs, self.watch_keys, observer)?;
+        let built = fast::build(geo, material, &subs, self.tuning, Some(&self.dir), observer)?;
         drop(subs);
         let max_plies = built.max_plies;
         let header = self.header(&indexer, max_plies);

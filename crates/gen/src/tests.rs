@@ -200,12 +200,18 @@ fn existing_tables_are_reused_and_damaged_ones_rebuilt() {
 
 /// Builds `materials` (and what they need) with both cores and compares the stored bodies.
 fn cores_agree(board: (usize, usize), materials: &[&str]) {
+    cores_agree_tuned(board, materials, fast::Tuning::default());
+}
+
+/// [`cores_agree`] with the fast core spending its work byte as `tuning` says.
+fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tuning) {
     let board = Board::new(board.0, board.1).unwrap();
     let targets: Vec<Material> = materials.iter().map(|m| m.parse().unwrap()).collect();
     let reference_dir = tempfile::tempdir().unwrap();
     let fast_dir = tempfile::tempdir().unwrap();
     let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
-    let fast = Builder::new(board, fast_dir.path());
+    let mut fast = Builder::new(board, fast_dir.path());
+    fast.tuning = tuning;
     reference.build(&targets, &Silent).unwrap();
     for report in fast.build(&targets, &Silent).unwrap() {
         assert_eq!(
@@ -247,6 +253,12 @@ fn cores_agree(board: (usize, usize), materials: &[&str]) {
             );
         }
     }
+    let left: Vec<_> = std::fs::read_dir(fast_dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".rtb"))
+        .collect();
+    assert!(left.is_empty(), "scratch files left behind: {left:?}");
 }
 
 #[test]
@@ -294,7 +306,7 @@ fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it()
     let dir = tempfile::tempdir().unwrap();
     let reference_dir = tempfile::tempdir().unwrap();
     let mut fast = Builder::new(board, dir.path());
-    fast.watch_keys = Some(248);
+    fast.tuning.watch_keys = Some(248);
     let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
     let targets = ["KRvK".parse().unwrap(), "KQvKR".parse().unwrap()];
     reference.build(&targets, &Silent).unwrap();
@@ -313,6 +325,23 @@ fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it()
             > 2,
         "the test needs a table deeper than the first attempt holds"
     );
+}
+
+#[test]
+fn rebased_depths_come_back_exact() {
+    // A rebase every few depths (as 8×8 tables deeper than a byte rebase once or twice): each
+    // folds the shallow depths into two codes and keeps them in a snapshot, a chain of dozens
+    // here, with and without watching first, with en-passant positions, promotions and
+    // pawnless material; the files are the reference core's byte for byte, and the snapshots
+    // are deleted. Leaving the folded codes unresolved, or folding the frontier, makes it fail.
+    for (span, watch) in [(5, Some(0)), (9, None)] {
+        let tuning = fast::Tuning {
+            watch_keys: watch,
+            rebase_span: Some(span),
+        };
+        cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
+        cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);
+    }
 }
 
 #[test]

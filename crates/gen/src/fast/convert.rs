@@ -5,7 +5,7 @@
 //! Must never: decide a value; it only moves codes between numberings.
 
 use super::layout::{Layout, RankField, MAX_MEN};
-use super::{Built, EpBuilt, Subtable};
+use super::{rebase, Built, EpBuilt, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Man, Material, Position, Sq, TABLE_MEN};
@@ -207,9 +207,16 @@ pub fn write_body(
     let fields = distinct_fields(indexer);
     let stored: [[u8; 2]; 256] =
         std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
+    let folds = !built.snapshots.is_empty();
+    let block = layout.square_count().pow(n as u32 - 2);
     tasks.into_par_iter().try_for_each_init(
-        || vec![0u8; inner as usize * width],
-        |out, (x, pair)| {
+        || {
+            (
+                vec![0u8; inner as usize * width],
+                built.snapshots.resolver(built.codes),
+            )
+        },
+        |(out, resolver), (x, pair)| {
             let side = Side::ALL[x];
             let cells = &built.cells[x];
             let first = pair as u64 * inner;
@@ -218,6 +225,33 @@ pub fn write_body(
             let fast = fields.is_some()
                 && indexer.kings_fixed_by_identity_only(wk, bk)
                 && layout.in_region(wk);
+            if folds {
+                // The pair's slots lie in the block of its kings, unless they are folded, when
+                // each folded one is read alone.
+                match fast {
+                    true => {
+                        let mut kings = [0 as Sq; MAX_MEN];
+                        (kings[0], kings[1]) = (wk, bk);
+                        let block_first = layout.slot(&kings[..n]);
+                        resolver.window(x, block_first, block_first + block);
+                    }
+                    false => resolver.window(x, 0, 0),
+                }
+            }
+            // A slot's stored code, from the snapshots if a rebase folded it.
+            let mut failure = None;
+            let mut code_of = |slot: u64, work: u8| -> [u8; 2] {
+                if !(folds && built.codes.is_folded(work)) {
+                    return stored[usize::from(work)];
+                }
+                match resolver.stored(slot, work) {
+                    Ok(code) => code.to_le_bytes(),
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                        [0, 0]
+                    }
+                }
+            };
             if let (true, Some(fields)) = (fast, fields.as_deref()) {
                 // Every index of the pair is canonical; the slot of its squares holds it, and
                 // overlaps are slots of code 0.
@@ -226,7 +260,12 @@ pub fn write_body(
                     let base = layout.slot(squares);
                     let cells = cells.bytes(base, base + radix as u64);
                     let out = &mut out[run * radix * width..][..radix * width];
-                    if width == 1 {
+                    if folds {
+                        for (k, (entry, cell)) in out.chunks_exact_mut(width).zip(cells).enumerate()
+                        {
+                            entry.copy_from_slice(&code_of(base + k as u64, cell)[..width]);
+                        }
+                    } else if width == 1 {
                         for (entry, cell) in out.iter_mut().zip(cells) {
                             *entry = stored[usize::from(cell)][0];
                         }
@@ -245,11 +284,14 @@ pub fn write_body(
                         squares[k] = m.sq;
                     }
                     layout.fold(&mut squares[..n]);
-                    let work = cells.get(layout.slot(&squares[..n]));
-                    let code = built.codes.stored(work).to_le_bytes();
+                    let slot = layout.slot(&squares[..n]);
+                    let code = code_of(slot, cells.get(slot));
                     let at = (i - first) as usize * width;
                     out[at..at + width].copy_from_slice(&code[..width]);
                 });
+            }
+            if let Some(e) = failure {
+                return Err(e);
             }
             writer.write_body_at((x as u64 * entries + first) * width as u64, out)
         },
@@ -279,17 +321,24 @@ fn write_ep_entries(
     for (x, cells) in ep.cells.iter().enumerate() {
         let side = Side::ALL[x];
         let size = cells.len();
-        // Each position's stored index and work code, found from its number.
-        let mut found: Vec<(u64, u8)> = (0..size.div_ceil(CHUNK))
+        // Each position's stored index and stored code, found from its number.
+        let found: Result<Vec<Vec<(u64, u16)>>, FormatError> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .flat_map_iter(|chunk| {
+            .map(|chunk| {
                 let first = chunk * CHUNK;
+                let end = (first + CHUNK).min(size);
+                let mut resolver = built.snapshots.resolver(built.codes);
+                resolver.window(rebase::TABLES / 2 + x, first, end);
                 let mut found = Vec::new();
-                for number in first..(first + CHUNK).min(size) {
-                    let code = cells.get(number);
-                    if code == 0 {
+                for number in first..end {
+                    let work = cells.get(number);
+                    if work == 0 {
                         continue;
                     }
+                    let code = match built.codes.is_folded(work) {
+                        true => resolver.stored(number, work)?,
+                        false => built.codes.stored(work),
+                    };
                     let (slot, j) = ep.layout.decode(number, x);
                     let mut squares = [0 as Sq; MAX_MEN];
                     layout.decode_into(slot, &mut squares[..n]);
@@ -306,17 +355,16 @@ fn write_ep_entries(
                         .expect("an en-passant position has a stored index");
                     found.push((index, code));
                 }
-                found
+                Ok(found)
             })
             .collect();
+        let mut found: Vec<(u64, u16)> = found?.into_iter().flatten().collect();
         found.par_sort_unstable();
         found.dedup_by_key(|&mut (index, _)| index);
-        let stored: [[u8; 2]; 256] =
-            std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
         // Windows of the en-passant indices alone (the others are written already).
         let placements = indexer.placements();
         let window_of = |index: u64| (index - placements) / WINDOW;
-        let windows: Vec<&[(u64, u8)]> = found
+        let windows: Vec<&[(u64, u16)]> = found
             .chunk_by(|a, b| window_of(a.0) == window_of(b.0))
             .collect();
         windows.into_par_iter().try_for_each(|window| {
@@ -325,7 +373,7 @@ fn write_ep_entries(
             let mut out = vec![0u8; len * width];
             for &(index, code) in window {
                 let at = (index - start) as usize * width;
-                out[at..at + width].copy_from_slice(&stored[usize::from(code)][..width]);
+                out[at..at + width].copy_from_slice(&code.to_le_bytes()[..width]);
             }
             writer.write_body_at((x as u64 * entries + start) * width as u64, &out)
         })?;

@@ -6,7 +6,8 @@
 //! ([`cells`]), the numbering of en-passant positions ([`ep`]) and the attack tables it moves
 //! with ([`bits`]).
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
-//! compare its files byte for byte with the reference core in `super`); write a file itself.
+//! compare its files byte for byte with the reference core in `super`); write a table file
+//! itself (it writes only the scratch snapshots of [`rebase`], deleted when dropped).
 //!
 //! # The work table
 //!
@@ -15,8 +16,10 @@
 //! reaches a draw), `3 + s` undecided and *watching* square `s` (below), `3 + K + n` decided in
 //! `n` plies (a win when `n` is odd, a loss when even; `K` watch codes, one per square of the
 //! board), `255` a loss candidate during a pass. With `K = 64` a byte holds depths up to 187
-//! plies; a deeper table is built again with `K = 0` (251 plies), and a deeper one still is
-//! left to the reference core. Threads write single bytes with plain stores ([`cells`]); a
+//! plies; deeper, the watch codes are given up in place (`K = 0`, 251 plies), and deeper
+//! still the shallow depths are folded into two codes, their exact values kept in a snapshot
+//! on disk ([`rebase`]: KPPvKP, 254 plies, rebases once). A table whose exits alone reach
+//! beyond a byte is left to the reference core. Threads write single bytes with plain stores ([`cells`]); a
 //! pass finds the slots of a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes
 //! (320 MiB) and nothing more per slot.
 //!
@@ -108,6 +111,7 @@ pub mod cells;
 pub mod convert;
 pub mod ep;
 pub mod layout;
+pub mod rebase;
 pub mod words;
 
 use crate::{GenError, Observer, Phase};
@@ -116,10 +120,12 @@ use cells::Cells;
 use ep::EpLayout;
 use layout::{Layout, RankField, MAX_MEN};
 use rayon::prelude::*;
+use rebase::Snapshots;
 use retro_engine::material::side_index;
 use retro_engine::{Geometry, Material, Sq};
 use retro_format::Value;
 use retro_rules::{Piece, Side};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 const NONE: u8 = 0;
@@ -135,33 +141,68 @@ const CANDIDATE: u8 = u8::MAX;
 pub const MAX_WORK_PLIES: u32 = (CANDIDATE - 1 - WATCHING) as u32;
 
 /// The work codes of one build: how many watch codes there are, and so where the decided
-/// codes begin.
+/// codes begin; the depth the first decided code stands for (`low`, raised by each rebase,
+/// [`rebase`]); and when to rebase.
 #[derive(Clone, Copy, Debug)]
 pub struct WorkCodes {
     /// Watch codes, one per square (`0`: none; a checked candidate then goes back to
     /// `UNKNOWN`, and any new win among its moves makes it a candidate again).
     watch_keys: u8,
+    /// The depth of the first decided code. Above `0`, the first two decided codes stand for
+    /// every loss and every win of at most `low + 1` plies, their exact depths kept in a
+    /// snapshot.
+    low: u32,
+    /// With `Some(k)`, a rebase comes once a pass would store more than `low + k` plies, for
+    /// tests (`None`: only when the byte is full).
+    rebase_span: Option<u32>,
 }
 
 impl WorkCodes {
-    /// The code of a decided slot, `plies` from mate.
+    /// Codes with `watch_keys` watch codes and nothing rebased.
+    fn new(watch_keys: u8, rebase_span: Option<u32>) -> WorkCodes {
+        WorkCodes {
+            watch_keys,
+            low: 0,
+            rebase_span,
+        }
+    }
+
+    /// The code of a decided slot, `plies` from mate (at least `low`).
     #[inline(always)]
     fn decided(self, plies: u32) -> u8 {
-        WATCHING + self.watch_keys + plies as u8
+        debug_assert!(plies >= self.low);
+        WATCHING + self.watch_keys + (plies - self.low) as u8
     }
 
     /// The deepest value a work byte holds.
     fn max_plies(self) -> u32 {
-        MAX_WORK_PLIES - u32::from(self.watch_keys)
+        self.low + MAX_WORK_PLIES - u32::from(self.watch_keys)
     }
 
-    /// The depth of a decided code, or `None` for an undecided or illegal slot.
+    /// The deepest value a pass may store before a rebase.
+    fn rebase_limit(self) -> u32 {
+        match self.rebase_span {
+            Some(span) => self.max_plies().min(self.low + span),
+            None => self.max_plies(),
+        }
+    }
+
+    /// The depth of a decided code, or `None` for an undecided or illegal slot (a folded code
+    /// gives `low` or `low + 1`, the deepest it may stand for).
     #[inline(always)]
     fn plies(self, code: u8) -> Option<u32> {
         if code == CANDIDATE {
             return None;
         }
-        code.checked_sub(WATCHING + self.watch_keys).map(u32::from)
+        code.checked_sub(WATCHING + self.watch_keys)
+            .map(|n| self.low + u32::from(n))
+    }
+
+    /// Whether `code` is one of the two that stand for every shallow loss or win after a
+    /// rebase (their depths are in a snapshot).
+    #[inline(always)]
+    pub fn is_folded(self, code: u8) -> bool {
+        self.low > 0 && code != CANDIDATE && code.wrapping_sub(WATCHING + self.watch_keys) < 2
     }
 
     /// The code of an undecided slot whose first move without a win goes to square `to`.
@@ -174,7 +215,8 @@ impl WorkCodes {
         }
     }
 
-    /// The stored entry code of a work code: `0` none, `1` draw, `2 + plies` decided.
+    /// The stored entry code of a work code that is not folded: `0` none, `1` draw,
+    /// `2 + plies` decided.
     #[inline]
     pub fn stored(self, work: u8) -> u16 {
         match (work, self.plies(work)) {
@@ -296,6 +338,8 @@ pub struct Built {
     pub layout: Layout,
     /// The codes the cells hold.
     pub codes: WorkCodes,
+    /// The exact depths of the slots whose codes rebases folded.
+    pub snapshots: Snapshots,
     /// The longest depth to mate, in plies.
     pub max_plies: u32,
     /// Retrograde steps taken.
@@ -331,7 +375,7 @@ struct EpCells {
 pub enum Declined {
     /// The board or material is outside what the core handles.
     Unsupported,
-    /// A depth beyond [`MAX_WORK_PLIES`].
+    /// A depth the work byte cannot hold (exits beyond it, or nowhere to put a snapshot).
     TooDeep,
     /// A real error.
     Failed(GenError),
@@ -513,14 +557,27 @@ fn exit_rule(
     }
 }
 
+/// How the fast core spends its work byte; tests change it to reach paths that 8×8 tables
+/// reach only when they are deep.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tuning {
+    /// The watch codes to start with (`None`: one per square).
+    pub watch_keys: Option<u8>,
+    /// Rebase once a pass would store more than this many plies beyond the first decided
+    /// code (`None`: only when the byte is full).
+    pub rebase_span: Option<u32>,
+}
+
 /// Builds the values of `material` on `geo`'s board, with `subs` the tables of
-/// [`exit_targets`] in that order, first with `watch_keys` watch codes (`None`: one per
-/// square), then, if the depths left are too few, with none.
+/// [`exit_targets`] in that order, first with `tuning`'s watch codes, then, if the depths of
+/// the exits are too deep for those, with none; depths beyond a byte are rebased ([`rebase`])
+/// with snapshots in `scratch` (`None`: such a table is declined).
 pub fn build(
     geo: &Geometry,
     material: Material,
     subs: &[Subtable],
-    watch_keys: Option<u8>,
+    tuning: Tuning,
+    scratch: Option<&Path>,
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
     let start = std::time::Instant::now();
@@ -567,26 +624,28 @@ pub fn build(
             .collect(),
     };
     let solve_with = |codes: WorkCodes| match n {
-        2 => solve::<2>(&parts, codes, material, observer),
-        3 => solve::<3>(&parts, codes, material, observer),
-        4 => solve::<4>(&parts, codes, material, observer),
-        5 => solve::<5>(&parts, codes, material, observer),
-        6 => solve::<6>(&parts, codes, material, observer),
-        7 => solve::<7>(&parts, codes, material, observer),
-        8 => solve::<8>(&parts, codes, material, observer),
+        2 => solve::<2>(&parts, codes, scratch, material, observer),
+        3 => solve::<3>(&parts, codes, scratch, material, observer),
+        4 => solve::<4>(&parts, codes, scratch, material, observer),
+        5 => solve::<5>(&parts, codes, scratch, material, observer),
+        6 => solve::<6>(&parts, codes, scratch, material, observer),
+        7 => solve::<7>(&parts, codes, scratch, material, observer),
+        8 => solve::<8>(&parts, codes, scratch, material, observer),
         _ => Err(Declined::Unsupported),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
     // deeper than what is left gives the watch codes up when it reaches that depth, and one
     // whose first values (exits) already lie deeper is built again without.
-    let watching = WorkCodes {
-        watch_keys: watch_keys.unwrap_or(layout.square_count() as u8),
-    };
+    let watching = WorkCodes::new(
+        tuning.watch_keys.unwrap_or(layout.square_count() as u8),
+        tuning.rebase_span,
+    );
     let solved = match solve_with(watching) {
-        Err(Declined::TooDeep) => solve_with(WorkCodes { watch_keys: 0 })?,
+        Err(Declined::TooDeep) => solve_with(WorkCodes::new(0, tuning.rebase_span))?,
         other => other?,
     };
     Ok(Built {
+        snapshots: solved.snapshots,
         cells: solved.cells,
         ep: ep_layout
             .zip(solved.ep_cells)
@@ -618,6 +677,8 @@ struct Parts<'a> {
 struct Solved {
     /// The codes the cells hold at the end.
     codes: WorkCodes,
+    /// The exact depths the rebases folded away.
+    snapshots: Snapshots,
     cells: [Cells; 2],
     ep_cells: Option<[Cells; 2]>,
     max_plies: u32,
@@ -629,9 +690,11 @@ struct Solved {
 fn solve<const N: usize>(
     parts: &Parts<'_>,
     codes: WorkCodes,
+    scratch: Option<&Path>,
     material: Material,
     observer: &dyn Observer,
 ) -> Result<Solved, Declined> {
+    let mut snapshots = Snapshots::new(scratch, &material.to_string());
     let layout = parts.layout;
     let size = layout.size();
     let chunks = size.div_ceil(CHUNK) as usize;
@@ -707,9 +770,13 @@ fn solve<const N: usize>(
     let mut depth: u32 = 0;
     loop {
         // The pass of depth `d` stores values of at most `d + 1` plies: when those no longer
-        // fit beside the watch codes, the watch codes are given up, in place.
-        if depth + 1 > codes.max_plies() && codes.watch_keys > 0 {
+        // fit beside the watch codes, the watch codes are given up, in place; when they no
+        // longer fit at all, the shallow depths are folded away ([`rebase`]).
+        if depth + 1 > codes.rebase_limit() && codes.watch_keys > 0 {
             codes = core.stop_watching();
+        }
+        if depth + 1 > codes.rebase_limit() {
+            codes = core.rebase(depth, &mut snapshots)?;
         }
         let code = codes.decided(depth);
         let mut found = 0;
@@ -788,6 +855,7 @@ fn solve<const N: usize>(
     let max_plies = max_plies.max(ep_max_plies);
     Ok(Solved {
         codes,
+        snapshots,
         cells,
         ep_cells: ep.map(|ep| ep.cells),
         max_plies,
@@ -1124,7 +1192,10 @@ impl<const N: usize> Core<'_, N> {
     }
 
     fn code_for(&self, plies: u32) -> u8 {
-        if plies > self.codes.max_plies() {
+        // After a rebase, a depth below `low + 2` has no code of its own (none arises: every
+        // value stored after one is deeper than the pass that made it).
+        let folded = self.codes.low > 0 && plies < self.codes.low + 2;
+        if plies > self.codes.max_plies() || folded {
             self.too_deep.store(true, Ordering::Relaxed);
             return UNKNOWN;
         }
@@ -1404,7 +1475,10 @@ impl<const N: usize> Core<'_, N> {
     /// byte holds deeper values; the chunks' code sets are made again. Returns the new codes.
     fn stop_watching(&mut self) -> WorkCodes {
         let old = self.codes;
-        let new = WorkCodes { watch_keys: 0 };
+        let new = WorkCodes {
+            watch_keys: 0,
+            ..old
+        };
         let map: [u8; 256] = std::array::from_fn(|c| {
             let c = c as u8;
             match old.plies(c) {
@@ -1413,6 +1487,55 @@ impl<const N: usize> Core<'_, N> {
                 None => c,
             }
         });
+        self.remap(&map);
+        self.codes = new;
+        new
+    }
+
+    /// Rebases the decided codes at the start of the pass of `depth` (see [`rebase`]), so that
+    /// a byte holds deeper values: the work tables go to a snapshot, and every decided slot of
+    /// fewer than `low + 2` plies takes the code of `low` (a loss) or `low + 1` (a win), for the
+    /// even `low ≤ depth − 2`. Returns the new codes, or the old ones when there is nothing to
+    /// gain (or nowhere to write) and the byte still holds the pass.
+    fn rebase(&mut self, depth: u32, snapshots: &mut Snapshots) -> Result<WorkCodes, Declined> {
+        let old = self.codes;
+        debug_assert_eq!(old.watch_keys, 0, "watching is given up first");
+        let low = depth.saturating_sub(2) & !1;
+        if low <= old.low || !snapshots.can_write() {
+            return match depth + 1 > old.max_plies() {
+                true => Err(Declined::TooDeep),
+                false => Ok(old),
+            };
+        }
+        let ep = self.ep.as_ref();
+        snapshots
+            .write(
+                [
+                    Some(&self.cells[0]),
+                    Some(&self.cells[1]),
+                    ep.map(|ep| &ep.cells[0]),
+                    ep.map(|ep| &ep.cells[1]),
+                ],
+                old,
+            )
+            .map_err(|e| Declined::Failed(e.into()))?;
+        let new = WorkCodes { low, ..old };
+        let map: [u8; 256] = std::array::from_fn(|c| {
+            let c = c as u8;
+            match old.plies(c) {
+                Some(plies) if plies < low + 2 => new.decided(low + plies % 2),
+                Some(plies) => new.decided(plies),
+                None => c,
+            }
+        });
+        self.remap(&map);
+        self.codes = new;
+        Ok(new)
+    }
+
+    /// Replaces every code `c` of the work tables by `map[c]`, and makes the chunks' code sets
+    /// and the deepest code again.
+    fn remap(&mut self, map: &[u8; 256]) {
         let ep_tables = self
             .ep
             .iter()
@@ -1441,8 +1564,6 @@ impl<const N: usize> Core<'_, N> {
         let deepest = self.deepest.load(Ordering::Relaxed);
         self.deepest
             .store(u32::from(map[deepest.min(255) as usize]), Ordering::Relaxed);
-        self.codes = new;
-        new
     }
 
     /// Fills the en-passant positions' cells, after the init pass: a number is a position if

@@ -1,0 +1,202 @@
+//! Depths beyond a byte: snapshots of the work table taken when its decided codes are rebased.
+//!
+//! Owns: [`Snapshots`] — writing the work tables to a scratch file before a rebase, reading
+//! them back when the table is written ([`Resolver`]), and deleting the files.
+//! Must never: decide a value; it keeps the exact depths that a rebase folds away, nothing
+//! else.
+//!
+//! # Why it is sound
+//!
+//! The pass of depth `d` reads, of a decided slot, only whether it is decided, whether it is a
+//! win or a loss, and — for the slots of depth `d` themselves and for the values stored ahead
+//! of their depth (wins by capture) — the exact depth: a candidate for a loss at `d + 1` is lost
+//! when every move reaches a win of at most `d` plies, and one of them, the one that made it a
+//! candidate, reaches a win of exactly `d`. So once the pass of depth `d` begins, every slot
+//! decided in fewer than `d − 1` plies may share one code with every other of its parity. A
+//! rebase at depth `d` picks the even `low ≤ d − 2`, writes the work tables as they stand to a
+//! snapshot, and gives every decided slot of fewer than `low + 2` plies the code of `low`
+//! plies (losses) or `low + 1` (wins), and every deeper one its depth's code counted from
+//! `low`. When the table is written, a slot holding one of those two folded codes takes its
+//! value from the snapshot, which may in turn send it to an earlier snapshot.
+
+use super::cells::Cells;
+use super::WorkCodes;
+use retro_format::FormatError;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The work tables of a build, in the order snapshots keep them: placements with White and
+/// with Black to move, then the en-passant positions with White and with Black to move.
+pub const TABLES: usize = 4;
+
+/// One snapshot: every work table's bytes, in the codes that held then.
+struct Snapshot {
+    path: PathBuf,
+    file: File,
+    codes: WorkCodes,
+    /// Where each table's bytes begin in the file, and how many there are.
+    spans: [(u64, u64); TABLES],
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The snapshots of one build, oldest first, in a scratch directory.
+pub struct Snapshots {
+    dir: Option<PathBuf>,
+    stem: String,
+    levels: Vec<Snapshot>,
+}
+
+impl Snapshots {
+    /// No snapshots yet; they will be written into `dir` (`None`: nowhere, so no rebase), named
+    /// after `stem`.
+    pub fn new(dir: Option<&Path>, stem: &str) -> Snapshots {
+        Snapshots {
+            dir: dir.map(Path::to_path_buf),
+            stem: stem.to_string(),
+            levels: Vec::new(),
+        }
+    }
+
+    /// Whether a snapshot can be written.
+    pub fn can_write(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    /// Whether there is any snapshot.
+    pub fn is_empty(&self) -> bool {
+        self.levels.is_empty()
+    }
+
+    /// Writes `tables` (by [`TABLES`] order; `None` for an absent one), which hold `codes`.
+    pub fn write(
+        &mut self,
+        tables: [Option<&Cells>; TABLES],
+        codes: WorkCodes,
+    ) -> Result<(), FormatError> {
+        let dir = self.dir.as_ref().expect("a scratch directory");
+        let path = dir.join(format!(
+            ".{}.{}.{}.depths.tmp",
+            self.stem,
+            std::process::id(),
+            self.levels.len()
+        ));
+        let io = |source| FormatError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(io)?;
+        // From here on the file is deleted when dropped, written or not.
+        let mut snapshot = Snapshot {
+            path: path.clone(),
+            file,
+            codes,
+            spans: [(0, 0); TABLES],
+        };
+        let mut out = BufWriter::with_capacity(1 << 20, &snapshot.file);
+        let mut at = 0u64;
+        let mut buffer = Vec::with_capacity(1 << 20);
+        for (t, cells) in tables.iter().enumerate() {
+            let Some(cells) = cells else { continue };
+            let len = cells.len();
+            snapshot.spans[t] = (at, len);
+            let mut first = 0;
+            while first < len {
+                let end = (first + (1 << 20)).min(len);
+                buffer.clear();
+                buffer.extend(cells.bytes(first, end));
+                out.write_all(&buffer).map_err(io)?;
+                first = end;
+            }
+            at += len;
+        }
+        out.flush().map_err(io)?;
+        drop(out);
+        self.levels.push(snapshot);
+        Ok(())
+    }
+
+    /// A reader of stored codes for one thread.
+    pub fn resolver(&self, codes: WorkCodes) -> Resolver<'_> {
+        Resolver {
+            levels: &self.levels,
+            codes,
+            window: (0, 0),
+            table: 0,
+            loaded: vec![None; self.levels.len()],
+        }
+    }
+}
+
+/// Finds the stored code (`0` none, `1` draw, `2 + plies`) of a work code, reading the
+/// snapshots when the code is a folded one; reads a window of positions at a time.
+pub struct Resolver<'a> {
+    levels: &'a [Snapshot],
+    /// The codes of the work table as it ends.
+    codes: WorkCodes,
+    table: usize,
+    window: (u64, u64),
+    /// By level, the window's bytes once read.
+    loaded: Vec<Option<Vec<u8>>>,
+}
+
+impl Resolver<'_> {
+    /// Positions `first..end` of table `table` (by [`TABLES`] order) are read next: each
+    /// snapshot's bytes of them are read at once when first needed.
+    pub fn window(&mut self, table: usize, first: u64, end: u64) {
+        self.table = table;
+        self.window = (first, end);
+        self.loaded.iter_mut().for_each(|l| *l = None);
+    }
+
+    /// The stored code of position `at` of the current table, whose work code is `work`.
+    pub fn stored(&mut self, at: u64, work: u8) -> Result<u16, FormatError> {
+        let mut codes = self.codes;
+        let mut code = work;
+        for level in (0..self.levels.len()).rev() {
+            if !codes.is_folded(code) {
+                break;
+            }
+            let snapshot = &self.levels[level];
+            let (start, len) = snapshot.spans[self.table];
+            debug_assert!(at < len);
+            let io = |source| FormatError::Io {
+                path: snapshot.path.clone(),
+                source,
+            };
+            let (first, end) = self.window;
+            code = if (first..end).contains(&at) {
+                if self.loaded[level].is_none() {
+                    let mut bytes = vec![0u8; (end.min(len) - first) as usize];
+                    snapshot
+                        .file
+                        .read_exact_at(&mut bytes, start + first)
+                        .map_err(io)?;
+                    self.loaded[level] = Some(bytes);
+                }
+                self.loaded[level].as_ref().expect("just read")[(at - first) as usize]
+            } else {
+                let mut byte = [0u8];
+                snapshot
+                    .file
+                    .read_exact_at(&mut byte, start + at)
+                    .map_err(io)?;
+                byte[0]
+            };
+            codes = snapshot.codes;
+        }
+        Ok(codes.stored(code))
+    }
+}
