@@ -322,9 +322,9 @@ fn write_ep_entries(
         let side = Side::ALL[x];
         let size = cells.len();
         // Each position's stored index and stored code, found from its number.
-        let found: Result<Vec<Vec<(u64, u16)>>, FormatError> = (0..size.div_ceil(CHUNK))
+        let found: Result<Vec<(u64, u16)>, FormatError> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .map(|chunk| {
+            .flat_map_iter(|chunk| {
                 let first = chunk * CHUNK;
                 let end = (first + CHUNK).min(size);
                 let mut resolver = built.snapshots.resolver(built.codes);
@@ -336,7 +336,13 @@ fn write_ep_entries(
                         continue;
                     }
                     let code = match built.codes.is_folded(work) {
-                        true => resolver.stored(number, work)?,
+                        true => match resolver.stored(number, work) {
+                            Ok(code) => code,
+                            Err(e) => {
+                                found.push(Err(e));
+                                break;
+                            }
+                        },
                         false => built.codes.stored(work),
                     };
                     let (slot, j) = ep.layout.decode(number, x);
@@ -353,12 +359,12 @@ fn write_ep_entries(
                         .ok()
                         .and_then(|p| indexer.index(geo, &p))
                         .expect("an en-passant position has a stored index");
-                    found.push((index, code));
+                    found.push(Ok((index, code)));
                 }
-                Ok(found)
+                found
             })
             .collect();
-        let mut found: Vec<(u64, u16)> = found?.into_iter().flatten().collect();
+        let mut found = found?;
         found.par_sort_unstable();
         found.dedup_by_key(|&mut (index, _)| index);
         // Windows of the en-passant indices alone (the others are written already).

@@ -19,8 +19,8 @@
 //! plies; deeper, the watch codes are given up in place (`K = 0`, 251 plies), and deeper
 //! still the shallow depths are folded into two codes, their exact values kept in a snapshot
 //! on disk ([`rebase`]: KPPvKP, 254 plies, rebases once). A table whose exits alone reach
-//! beyond a byte is left to the reference core. Threads write single bytes with plain stores ([`cells`]); a
-//! pass finds the slots of a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes
+//! beyond a byte is left to the reference core. Threads write single bytes with plain stores
+//! ([`cells`]); a pass finds the slots of a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes
 //! (320 MiB) and nothing more per slot.
 //!
 //! # The iteration

@@ -23,7 +23,7 @@ use super::cells::Cells;
 use super::WorkCodes;
 use retro_format::FormatError;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -105,7 +105,7 @@ impl Snapshots {
             codes,
             spans: [(0, 0); TABLES],
         };
-        let mut out = BufWriter::with_capacity(1 << 20, &snapshot.file);
+        // A mebibyte at a time, each written straight to the file.
         let mut at = 0u64;
         let mut buffer = Vec::with_capacity(1 << 20);
         for (t, cells) in tables.iter().enumerate() {
@@ -117,13 +117,11 @@ impl Snapshots {
                 let end = (first + (1 << 20)).min(len);
                 buffer.clear();
                 buffer.extend(cells.bytes(first, end));
-                out.write_all(&buffer).map_err(io)?;
+                (&snapshot.file).write_all(&buffer).map_err(io)?;
                 first = end;
             }
             at += len;
         }
-        out.flush().map_err(io)?;
-        drop(out);
         self.levels.push(snapshot);
         Ok(())
     }
