@@ -5,6 +5,7 @@
 
 mod bdd;
 mod bench;
+mod freeze;
 mod show;
 mod strategy;
 mod tables;
@@ -99,6 +100,28 @@ enum Command {
         /// Print the best line as PGN.
         #[arg(long)]
         pgn: bool,
+    },
+    /// The Endgame Freezer: solve a problem file (a position, the squares each man may use,
+    /// and rules valuing every way out) by retrograde analysis over that restricted index.
+    Freeze {
+        /// The problem file (TOML; see examples/freezer/).
+        problem: PathBuf,
+        /// The tables directory for look-ups, built there on demand (default: $RETRO_TABLES,
+        /// else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: freeze::FreezeFormat,
+        /// Browse the solved index: report this position (FEN) instead of the start.
+        #[arg(long)]
+        probe: Option<String>,
+        /// Also print the main line as PGN.
+        #[arg(long)]
+        pgn: bool,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Statistics of tables: positions won, drawn and lost, the longest wins, positions by
     /// depth — as placements (raw) and up to symmetry (unique).
@@ -425,6 +448,14 @@ fn main() -> ExitCode {
 fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
     match command {
         Command::Show { fen, json } => show::show(&fen, json),
+        Command::Freeze {
+            problem,
+            dir,
+            format,
+            probe,
+            pgn,
+            quiet,
+        } => freeze::freeze(&problem, dir, format, probe, pgn, quiet),
         Command::Perft {
             fen,
             depth,

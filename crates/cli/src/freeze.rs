@@ -1,0 +1,482 @@
+//! `retro freeze`: the Endgame Freezer from the command line — read a problem file, build the
+//! tables its look-ups need, solve the index, and report the start position's value with the
+//! assumptions it rests on, the best moves and the main line.
+
+use crate::tables::{peak_memory_mib, tables_dir, Bars};
+use anyhow::{anyhow, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_engine::notation::{san, uci};
+use retro_engine::{Move, Position};
+use retro_freezer::{Analysis, Outcome, Problem, Step, Verdict};
+use retro_gen::Builder;
+use retro_rules::{opponent, Board, Side};
+use retro_tablebase::Tablebase;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Output format of `retro freeze`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FreezeFormat {
+    Text,
+    Json,
+}
+
+struct FreezeBars {
+    quiet: bool,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl retro_freezer::Observer for FreezeBars {
+    fn phase(&self, name: &str, steps: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = ProgressBar::new(steps);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg:>24} {bar:30} {human_pos:>12}/{human_len}  {elapsed} (~{eta} left)",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_message(name.to_string());
+        if let Some(old) = self.bar.lock().expect("no panics").replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+
+    fn progressed(&self, steps: u64) {
+        if let Some(bar) = self.bar.lock().expect("no panics").as_ref() {
+            bar.inc(steps);
+        }
+    }
+}
+
+impl FreezeBars {
+    fn done(&self) {
+        if let Some(bar) = self.bar.lock().expect("no panics").take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// One move of a line or a list, as printed.
+struct Shown {
+    san: String,
+    uci: String,
+    /// The value for the side that makes the move.
+    verdict: Verdict,
+    /// Where it leaves the index, if it does.
+    exit: Option<String>,
+}
+
+pub fn freeze(
+    path: &Path,
+    dir: Option<PathBuf>,
+    format: FreezeFormat,
+    probe: Option<String>,
+    pgn: bool,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let start_time = Instant::now();
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the problem file {}", path.display()))?;
+    let problem = Problem::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let board = problem.geo.board();
+    let dir = tables_dir(dir);
+    // Every exit a fixed rule does not value is looked up: its tables first.
+    let needed =
+        retro_freezer::tables_needed(&problem).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    retro_freezer::Space::new(&problem).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if !needed.is_empty() {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let bars = Bars::new(quiet).lines_to_stderr();
+        Builder::new(board, &dir)
+            .build(&needed, &bars)
+            .with_context(|| {
+                format!("building the tables the look-ups need in {}", dir.display())
+            })?;
+    }
+    let tables = Tablebase::new(board, &dir);
+    let bars = FreezeBars {
+        quiet,
+        bar: Mutex::new(None),
+    };
+    let analysis = Analysis::solve(&problem, &tables, &bars)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    bars.done();
+    let seconds = start_time.elapsed().as_secs_f64();
+
+    let (position, label) = match &probe {
+        Some(fen) => {
+            let setup = retro_rules::fen::Setup::parse(fen)
+                .map_err(|e| anyhow!("invalid FEN '{fen}': {e}"))?;
+            let natural = retro_rules::Position::from_setup(&setup)
+                .map_err(|e| anyhow!("'{fen}' is an {e}"))?;
+            if natural.board() != board {
+                return Err(anyhow!(
+                    "'{fen}' is on a {} board; the problem is on {board}",
+                    natural.board()
+                ));
+            }
+            let p = Position::from_natural(&problem.geo, &natural)?;
+            (p, "probed")
+        }
+        None => (problem.start, "start"),
+    };
+    let to_move = position.side_to_move();
+    let index = analysis.index_of(&position).ok_or_else(|| {
+        anyhow!(
+            "{} is not a position of this index: it has other men, or a man off its squares",
+            position.to_natural(&problem.geo).fen()
+        )
+    })?;
+    let verdict = analysis
+        .verdict(to_move, index)
+        .expect("a legal position has a value");
+    let best = shown_moves(&analysis, to_move, index)?;
+    let line = main_line(&analysis, to_move, index)?;
+    let fen = position.to_natural(&problem.geo).fen();
+    let counts = [Side::White, Side::Black].map(|s| analysis.counts(s));
+    let longest_win = counts
+        .iter()
+        .filter_map(|c| c.longest_win.map(|l| l.0))
+        .max();
+    let longest_loss = counts
+        .iter()
+        .filter_map(|c| c.longest_loss.map(|l| l.0))
+        .max();
+    let assumptions = analysis.assumptions();
+    let relevant = relevant_assumptions(verdict, to_move, &assumptions);
+    let peak = peak_memory_mib();
+    let size = analysis.space().size();
+
+    if format == FreezeFormat::Json {
+        let (value, dtm) = match verdict {
+            Verdict::Win(d) => ("win", d),
+            Verdict::Loss(d) => ("loss", d),
+            Verdict::Draw => ("draw", None),
+        };
+        let out = json!({
+            "problem": path.display().to_string(),
+            "title": problem.title,
+            "board": board.to_string(),
+            "entries": 2 * size,
+            "entries_per_side": size,
+            label: {
+                "fen": fen,
+                "value": value,
+                "dtm": dtm,
+                "by_rule": verdict.plies().is_none() && verdict != Verdict::Draw,
+                "proof": verdict.plies().is_some(),
+                "assumptions": relevant.iter().map(|a| json!({"rule": a.text, "exits": a.exits})).collect::<Vec<_>>(),
+            },
+            "best_moves": best.iter().map(|m| json!({"san": m.san, "uci": m.uci, "value": m.verdict.describe(), "exit": m.exit})).collect::<Vec<_>>(),
+            "main_line": line.iter().map(|m| m.san.clone()).collect::<Vec<_>>(),
+            "longest_win_plies": longest_win,
+            "longest_loss_plies": longest_loss,
+            "counts": counts.iter().zip(["white_to_move", "black_to_move"]).map(|(c, name)| (name.to_string(), json!({
+                "legal": c.legal, "wins": c.wins, "wins_by_rule": c.rule_wins, "draws": c.draws,
+                "losses_by_rule": c.rule_losses, "losses": c.losses,
+                "longest_win_plies": c.longest_win.map(|l| l.0), "longest_loss_plies": c.longest_loss.map(|l| l.0),
+            }))).collect::<serde_json::Map<_, _>>(),
+            "depth_passes": analysis.depth_passes(),
+            "seconds": seconds,
+            "peak_bytes": peak.map(|m| (m * 1024.0 * 1024.0) as u64),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    if let Some(title) = &problem.title {
+        println!("{title}");
+    }
+    println!(
+        "Problem: {} on {board}, {} men",
+        path.display(),
+        problem.men.len()
+    );
+    println!(
+        "Index: {size} entries per side to move ({} in all); {} depth passes",
+        2 * size,
+        analysis.depth_passes()
+    );
+    println!("Position ({label}): {fen}, {} to move", side_name(to_move));
+    println!("Value: {}", verdict_sentence(verdict, to_move));
+    match verdict.plies() {
+        Some(_) => println!(
+            "  A proof: every line of it ends in mate or in a table look-up, and every move of \
+             the defence is counted; restrictions only take options from the winner, so it \
+             mates in at most this many moves in chess."
+        ),
+        None => {
+            if relevant.is_empty() {
+                println!("  No fixed-value rule valued an exit in its favour: it holds in chess.");
+            } else {
+                println!("  It holds provided:");
+                for a in &relevant {
+                    println!(
+                        "    - {} ({} exits of the index so valued)",
+                        a.text, a.exits
+                    );
+                }
+            }
+        }
+    }
+    println!("Best moves:");
+    for m in best.iter().take(8) {
+        let exit = m.exit.as_ref().map_or(String::new(), |e| format!("; {e}"));
+        println!("  {:<8} {:<6} {}{exit}", m.san, m.uci, m.verdict.describe());
+    }
+    if !line.is_empty() {
+        println!("Main line: {}", numbered(&line, to_move));
+        if let Some(exit) = line.last().and_then(|m| m.exit.as_ref()) {
+            println!("  (then out of the index: {exit})");
+        }
+    }
+    for (c, s) in counts.iter().zip([Side::White, Side::Black]) {
+        let longest = |l: Option<(u32, u64)>| {
+            l.and_then(|(plies, i)| {
+                analysis
+                    .position_at(s, i)
+                    .map(|p| format!("{plies} plies ({})", p.to_natural(&problem.geo).fen()))
+            })
+            .unwrap_or_else(|| "none".into())
+        };
+        println!(
+            "{} to move: {} legal; {} wins with a depth, {} by rule; {} draws; {} losses by rule, {} with a depth; longest win {}; longest loss {}",
+            side_name(s), c.legal, c.wins, c.rule_wins, c.draws, c.rule_losses, c.losses,
+            longest(c.longest_win), longest(c.longest_loss)
+        );
+    }
+    println!(
+        "Time: {seconds:.2} s{}",
+        peak.map_or(String::new(), |m| format!("; peak memory {m:.0} MiB"))
+    );
+    if pgn && !line.is_empty() {
+        println!();
+        print!("{}", pgn_text(&problem, &position, verdict, &line));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn side_name(s: Side) -> &'static str {
+    if s == Side::White {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// "White wins: mate in at most 36 moves (71 plies)".
+fn verdict_sentence(v: Verdict, to_move: Side) -> String {
+    let (winner, plies) = match v {
+        Verdict::Draw => return "draw".into(),
+        Verdict::Win(d) => (to_move, d),
+        Verdict::Loss(d) => (opponent(to_move), d),
+    };
+    match plies {
+        Some(0) => format!("{} is checkmated", side_name(to_move)),
+        Some(d) => format!(
+            "{} wins: mate in at most {} moves ({d} plies with {} to move)",
+            side_name(winner),
+            d.div_ceil(2),
+            side_name(to_move)
+        ),
+        None => format!(
+            "{} wins by rule (no depth: a fixed-value rule decides)",
+            side_name(winner)
+        ),
+    }
+}
+
+/// The fired rules a value by rule or a draw rests on: those in the favour of the side that
+/// gets the result (for a draw, of either side).
+fn relevant_assumptions(
+    v: Verdict,
+    to_move: Side,
+    all: &[retro_freezer::Assumption],
+) -> Vec<retro_freezer::Assumption> {
+    let favours = |o: Outcome| -> bool {
+        match v {
+            Verdict::Draw => true,
+            Verdict::Win(None) | Verdict::Loss(None) => {
+                let winner = if matches!(v, Verdict::Win(_)) {
+                    to_move
+                } else {
+                    opponent(to_move)
+                };
+                (winner == Side::White) == (o == Outcome::WhiteWins) && o != Outcome::Draw
+            }
+            _ => false,
+        }
+    };
+    all.iter().filter(|a| favours(a.outcome)).cloned().collect()
+}
+
+fn describe_step(analysis: &Analysis<'_>, step: &Step, after: Side) -> Option<String> {
+    let problem = analysis.problem();
+    match step {
+        Step::Stays(_) => None,
+        Step::Exits(v, None) => Some(format!(
+            "table look-up: {} for {}",
+            v.describe(),
+            side_name(after)
+        )),
+        Step::Exits(_, Some((rule, o))) => Some(match rule {
+            retro_freezer::solve::RuleRef::Elsewhere(i) => {
+                format!(
+                    "{} leaves its squares: {} (line {})",
+                    problem.man_name(*i),
+                    o.word(),
+                    problem.men[*i].line
+                )
+            }
+            retro_freezer::solve::RuleRef::Capture(k) => {
+                format!(
+                    "capture rule of line {}: {}",
+                    problem.captures[*k].line,
+                    o.word()
+                )
+            }
+            retro_freezer::solve::RuleRef::Promotion(k) => {
+                format!(
+                    "promotion rule of line {}: {}",
+                    problem.promotions[*k].line,
+                    o.word()
+                )
+            }
+        }),
+    }
+}
+
+fn notate(analysis: &Analysis<'_>, to_move: Side, index: u64, mv: &Move) -> (String, String) {
+    let geo = &analysis.problem().geo;
+    let pos: Position = analysis
+        .position_at(to_move, index)
+        .expect("a legal position")
+        .resized()
+        .expect("16 men fit");
+    let legal = pos.legal_moves(geo);
+    let after = pos.play(geo, mv);
+    (san(geo, &legal, mv, &after), uci(geo, mv))
+}
+
+fn shown_moves(analysis: &Analysis<'_>, to_move: Side, index: u64) -> Result<Vec<Shown>> {
+    Ok(analysis
+        .rated_moves(to_move, index)?
+        .into_iter()
+        .map(|(mv, step, verdict)| {
+            let (san, uci) = notate(analysis, to_move, index, &mv);
+            Shown {
+                san,
+                uci,
+                verdict,
+                exit: describe_step(analysis, &step, opponent(to_move)),
+            }
+        })
+        .collect())
+}
+
+/// The best line from a position with a depth: quickest mate against the longest defence, up
+/// to mate or an exit. Empty for draws and values by rule.
+fn main_line(analysis: &Analysis<'_>, mut to_move: Side, mut index: u64) -> Result<Vec<Shown>> {
+    let mut line = Vec::new();
+    while analysis
+        .verdict(to_move, index)
+        .and_then(|v| v.plies())
+        .is_some_and(|d| d > 0)
+    {
+        let moves = analysis.rated_moves(to_move, index)?;
+        let Some((mv, step, verdict)) = moves.into_iter().next() else {
+            break;
+        };
+        let (san, uci) = notate(analysis, to_move, index, &mv);
+        let exit = describe_step(analysis, &step, opponent(to_move));
+        line.push(Shown {
+            san,
+            uci,
+            verdict,
+            exit,
+        });
+        match step {
+            Step::Stays(child) => {
+                index = child;
+                to_move = opponent(to_move);
+            }
+            Step::Exits(..) => break,
+        }
+        if line.len() > 1000 {
+            break;
+        }
+    }
+    Ok(line)
+}
+
+fn numbered(line: &[Shown], first: Side) -> String {
+    let mut out = Vec::new();
+    let mut number = 1;
+    let mut side = first;
+    for (k, m) in line.iter().enumerate() {
+        if side == Side::White {
+            out.push(format!("{number}. {}", m.san));
+        } else if k == 0 {
+            out.push(format!("{number}... {}", m.san));
+        } else {
+            out.push(m.san.clone());
+        }
+        if side == Side::Black {
+            number += 1;
+        }
+        side = opponent(side);
+    }
+    out.join(" ")
+}
+
+fn pgn_text(
+    problem: &Problem,
+    start: &retro_freezer::FreezerPosition,
+    v: Verdict,
+    line: &[Shown],
+) -> String {
+    let to_move = start.side_to_move();
+    let result = match v {
+        Verdict::Win(_) if to_move == Side::White => "1-0",
+        Verdict::Loss(_) if to_move == Side::Black => "1-0",
+        Verdict::Win(_) | Verdict::Loss(_) => "0-1",
+        Verdict::Draw => "1/2-1/2",
+    };
+    let board = problem.geo.board();
+    let mut text = String::new();
+    let event = problem
+        .title
+        .clone()
+        .unwrap_or_else(|| "retro freeze main line".into());
+    for (tag, val) in [
+        ("Event", event),
+        ("Site", "?".into()),
+        ("Date", "????.??.??".into()),
+        ("Round", "-".into()),
+        ("White", "?".into()),
+        ("Black", "?".into()),
+        ("Result", result.into()),
+        ("SetUp", "1".into()),
+        ("FEN", start.to_natural(&problem.geo).fen()),
+    ] {
+        text.push_str(&format!("[{tag} \"{val}\"]\n"));
+    }
+    if board != Board::STANDARD {
+        text.push_str(&format!("[Board \"{board}\"]\n"));
+    }
+    text.push_str(&format!(
+        "[Annotator \"retro freeze: {}\"]\n\n",
+        v.describe()
+    ));
+    text.push_str(&numbered(line, to_move));
+    text.push(' ');
+    text.push_str(result);
+    text.push('\n');
+    text
+}

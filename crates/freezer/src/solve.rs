@@ -1,0 +1,1303 @@
+//! The analysis: retrograde over the product of the men's allowed squares, both sides to move,
+//! every exit valued when moves are generated.
+//!
+//! Owns: [`Space`] (the index), [`Analysis`] (building and reading the values) and the
+//! [`Verdict`] of a position. Must never: value an exit other than by the problem's rules, a
+//! table look-up, or the rules of chess.
+//!
+//! # Values
+//!
+//! A position's [`Verdict`] is a win, a draw or a loss for the side to move; a win or loss has
+//! a depth in plies when every leaf that decides it is a mate or a table look-up, and none ("by
+//! rule") when a fixed-value rule decides it. A rule's value is treated as a win or loss of
+//! unbounded depth: the winner prefers any mate to a win by rule, and the loser a loss by rule
+//! to any mate. With that order the values are the usual minimax values, and they are found in
+//! two phases:
+//!
+//! 1. **Depths** — depth by depth, as any depth-to-mate generator: a position is won in `d + 1`
+//!    if a move reaches a loss in `d` (an exit into a looked-up loss counts at init); it is lost
+//!    when every move reaches a win with a depth (each in-index move is counted down as its
+//!    child is won, and the last one is checked forward for the longest), so an exit valued a
+//!    draw or a win by rule for the opponent keeps it from being lost here.
+//! 2. **Rules** — among the positions left, a plain win/draw/loss fixpoint: won by rule if a
+//!    move reaches a loss by rule, lost by rule if every move reaches a win. What remains is a
+//!    draw.
+//!
+//! Every move of both sides is valued — a restriction never removes a move, it values the
+//! position the move reaches — so a result with a depth is a proof in real chess for the
+//! winner (who may have quicker mates outside the index, hence "mate in at most"), and a
+//! result by rule or a draw holds under the fixed-value rules that fired in its favour
+//! ([`Analysis::assumptions`]).
+//!
+//! # Un-moves
+//!
+//! In-index moves are moves of one man to another of its allowed squares without capture or
+//! promotion, so the parents of a position are found by moving one man of the side that just
+//! moved back to an empty allowed square (a king, knight or slider along its lines, a pawn one
+//! step back, or two from its fourth rank through an empty square). A parent is a position of
+//! the index whose init found it legal. En passant inside the index is refused before any work
+//! ([`Space::new`]), as a double step answerable by it would lead to a position the index does
+//! not hold.
+
+use crate::problem::{FreezerPosition, Outcome, Problem, RuleValue, MAX_MEN};
+use rayon::prelude::*;
+use retro_engine::geometry::{BISHOP_DIRECTIONS, ROOK_DIRECTIONS};
+use retro_engine::material::Material;
+use retro_engine::{Man, Move, Position, Sq};
+use retro_format::Value;
+use retro_rules::{opponent, Piece, Side};
+use retro_tablebase::Tablebase;
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
+
+const UNDECIDED: u16 = 0;
+const ILLEGAL: u16 = u16::MAX;
+const RULE_WIN: u16 = u16::MAX - 1;
+const RULE_LOSS: u16 = u16::MAX - 2;
+/// Drawn by the rules of chess: no move, not in check.
+const STALEMATE: u16 = u16::MAX - 3;
+/// The deepest value a code holds (`plies + 1`).
+const MAX_PLIES: u32 = u16::MAX as u32 - 5;
+
+/// An exit reaches a draw (fixed, looked up, or by stalemate).
+const DRAW_EXIT: u8 = 1;
+/// An exit reaches a win by rule for the opponent.
+const OPPONENT_RULE_WIN: u8 = 2;
+/// An exit reaches a loss by rule for the opponent.
+const RULE_WIN_EXIT: u8 = 4;
+
+/// The value of a position for its side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A win: in this many plies (odd), or by rule (`None`).
+    Win(Option<u32>),
+    /// A draw.
+    Draw,
+    /// A loss: in this many plies (even), or by rule (`None`).
+    Loss(Option<u32>),
+}
+
+impl Verdict {
+    /// The value for the side that made the move into a position of this value.
+    pub fn before(self) -> Verdict {
+        match self {
+            Verdict::Win(d) => Verdict::Loss(d.map(|d| d + 1)),
+            Verdict::Loss(d) => Verdict::Win(d.map(|d| d + 1)),
+            Verdict::Draw => Verdict::Draw,
+        }
+    }
+
+    /// Larger is better for the side to move.
+    pub fn key(self) -> (u8, i64) {
+        match self {
+            Verdict::Win(Some(d)) => (4, -i64::from(d)),
+            Verdict::Win(None) => (3, 0),
+            Verdict::Draw => (2, 0),
+            Verdict::Loss(None) => (1, 0),
+            Verdict::Loss(Some(d)) => (0, i64::from(d)),
+        }
+    }
+
+    /// "win in 71 plies (mate in 36)", "loss by rule", "draw".
+    pub fn describe(self) -> String {
+        match self {
+            Verdict::Win(Some(d)) => format!("win in {d} plies (mate in {})", d.div_ceil(2)),
+            Verdict::Loss(Some(0)) => "loss: checkmated".into(),
+            Verdict::Loss(Some(d)) => format!("loss in {d} plies (mated in {})", d / 2),
+            Verdict::Win(None) => "win by rule".into(),
+            Verdict::Loss(None) => "loss by rule".into(),
+            Verdict::Draw => "draw".into(),
+        }
+    }
+
+    /// The depth, if it has one.
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            Verdict::Win(d) | Verdict::Loss(d) => d,
+            Verdict::Draw => None,
+        }
+    }
+
+    fn from_code(code: u16) -> Option<Verdict> {
+        match code {
+            ILLEGAL => None,
+            UNDECIDED | STALEMATE => Some(Verdict::Draw),
+            RULE_WIN => Some(Verdict::Win(None)),
+            RULE_LOSS => Some(Verdict::Loss(None)),
+            c => {
+                let plies = u32::from(c) - 1;
+                Some(if plies % 2 == 1 {
+                    Verdict::Win(Some(plies))
+                } else {
+                    Verdict::Loss(Some(plies))
+                })
+            }
+        }
+    }
+
+    fn from_table(v: Value) -> Option<Verdict> {
+        match v {
+            Value::Illegal => None,
+            Value::Draw => Some(Verdict::Draw),
+            Value::Win(n) => Some(Verdict::Win(Some(n))),
+            Value::Loss(n) => Some(Verdict::Loss(Some(n))),
+        }
+    }
+
+    fn fixed(o: Outcome, to_move: Side) -> Verdict {
+        match (o, to_move) {
+            (Outcome::Draw, _) => Verdict::Draw,
+            (Outcome::WhiteWins, Side::White) | (Outcome::BlackWins, Side::Black) => {
+                Verdict::Win(None)
+            }
+            _ => Verdict::Loss(None),
+        }
+    }
+}
+
+/// Why an analysis cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FreezeError {
+    /// An exit no rule values and no table can.
+    #[error("{0}")]
+    Uncovered(String),
+    /// The index space does not fit.
+    #[error("the index space has too many entries: {0}")]
+    TooLarge(String),
+    /// The problem asks for what the Freezer does not do yet.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A table look-up failed.
+    #[error("table look-up: {0}")]
+    Probe(String),
+    /// A value too deep for the work codes.
+    #[error("a depth beyond {MAX_PLIES} plies")]
+    TooDeep,
+}
+
+/// Reports progress.
+pub trait Observer: Sync {
+    /// A phase begins, with this many steps.
+    fn phase(&self, _name: &str, _steps: u64) {}
+    /// This many steps are done.
+    fn progressed(&self, _steps: u64) {}
+}
+
+/// Reports nothing.
+pub struct Silent;
+impl Observer for Silent {}
+
+/// The index: `Σ slot(manᵢ) · strideᵢ`, each man numbered within its allowed squares, the
+/// last man fastest; one array per side to move.
+#[derive(Debug, Clone)]
+pub struct Space {
+    allowed: Vec<Vec<Sq>>,
+    /// By man and board square: the square's number among the allowed ones, or `u32::MAX`.
+    slot: Vec<Vec<u32>>,
+    strides: Vec<u64>,
+    size: u64,
+}
+
+const OUTSIDE: u32 = u32::MAX;
+
+impl Space {
+    /// The index of `problem`, after checking it needs nothing the Freezer does not do.
+    pub fn new(problem: &Problem) -> Result<Space, FreezeError> {
+        let geo = &problem.geo;
+        let allowed: Vec<Vec<Sq>> = problem.men.iter().map(|m| m.allowed.clone()).collect();
+        let mut strides = vec![0u64; allowed.len()];
+        let mut size: u64 = 1;
+        for i in (0..allowed.len()).rev() {
+            strides[i] = size;
+            size = size
+                .checked_mul(allowed[i].len() as u64)
+                .ok_or_else(|| FreezeError::TooLarge("more than 2^64 entries per side".into()))?;
+        }
+        if size > u64::MAX / 4 || usize::try_from(size).is_err() {
+            return Err(FreezeError::TooLarge(format!("{size} entries per side")));
+        }
+        let slot = allowed
+            .iter()
+            .map(|squares| {
+                let mut s = vec![OUTSIDE; geo.square_count()];
+                for (k, &sq) in squares.iter().enumerate() {
+                    s[usize::from(sq)] = k as u32;
+                }
+                s
+            })
+            .collect();
+        // En passant inside the index: a pawn that may double-step to beside a square an enemy
+        // pawn may use.
+        for (i, p) in problem.men.iter().enumerate() {
+            if p.piece != Piece::Pawn {
+                continue;
+            }
+            for &a in &p.allowed {
+                if geo.rank(a) != geo.second_rank(p.side) {
+                    continue;
+                }
+                let (Some(m), Some(b)) = (geo.ahead(p.side, a, 1), geo.ahead(p.side, a, 2)) else {
+                    continue;
+                };
+                let reachable = |s: Sq| allowed[i].contains(&s);
+                if !reachable(m) || !reachable(b) {
+                    continue;
+                }
+                for q in problem
+                    .men
+                    .iter()
+                    .filter(|q| q.piece == Piece::Pawn && q.side != p.side)
+                {
+                    if q.allowed.iter().any(|&s| {
+                        geo.rank(s) == geo.rank(b) && geo.file(s).abs_diff(geo.file(b)) == 1
+                    }) {
+                        return Err(FreezeError::Unsupported(format!(
+                            "{} may double-step to {} beside squares {} may use: en passant inside the index is not supported yet (restrict one of them)",
+                            problem.man_name(i),
+                            crate::problem::square_name(geo, b),
+                            crate::problem::man_name(q.side, q.piece, geo, q.start),
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(Space {
+            allowed,
+            slot,
+            strides,
+            size,
+        })
+    }
+
+    /// Entries per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The men's squares at `index`.
+    pub fn squares(&self, mut index: u64, out: &mut [Sq]) {
+        for i in (0..self.allowed.len()).rev() {
+            let n = self.allowed[i].len() as u64;
+            out[i] = self.allowed[i][(index % n) as usize];
+            index /= n;
+        }
+    }
+
+    /// The index of the men on `squares`, if each is on one of its squares.
+    pub fn index(&self, squares: &[Sq]) -> Option<u64> {
+        let mut index = 0;
+        for (i, &sq) in squares.iter().enumerate() {
+            let s = self.slot[i][usize::from(sq)];
+            if s == OUTSIDE {
+                return None;
+            }
+            index += u64::from(s) * self.strides[i];
+        }
+        Some(index)
+    }
+
+    /// Whether man `i` may stand on `sq`.
+    pub fn allows(&self, i: usize, sq: Sq) -> bool {
+        self.slot[i][usize::from(sq)] != OUTSIDE
+    }
+
+    fn moved(&self, index: u64, i: usize, from: Sq, to: Sq) -> Option<u64> {
+        let (a, b) = (
+            self.slot[i][usize::from(from)],
+            self.slot[i][usize::from(to)],
+        );
+        if b == OUTSIDE {
+            return None;
+        }
+        Some((index + u64::from(b) * self.strides[i]) - u64::from(a) * self.strides[i])
+    }
+}
+
+/// Which rule valued an exit: `Elsewhere(man)`, `Capture(rule)`, `Promotion(rule)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleRef {
+    /// A man left its squares.
+    Elsewhere(usize),
+    /// A capture rule.
+    Capture(usize),
+    /// A promotion rule.
+    Promotion(usize),
+}
+
+/// How one move of an index position is valued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// To another index position.
+    Stays(u64),
+    /// Out of the index: the value for the side to move after it, and what valued it (`None`
+    /// for a table look-up).
+    Exits(Verdict, Option<(RuleRef, Outcome)>),
+}
+
+/// A fixed-value rule that fired, stated as an assumption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assumption {
+    /// The rule, in words, with its line.
+    pub text: String,
+    /// The value it gave.
+    pub outcome: Outcome,
+    /// How many exits of the index it valued.
+    pub exits: u64,
+}
+
+/// Counts over one side to move.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SideCounts {
+    /// Positions of the index that are legal.
+    pub legal: u64,
+    /// Wins with a depth.
+    pub wins: u64,
+    /// Wins by rule.
+    pub rule_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses by rule.
+    pub rule_losses: u64,
+    /// Losses with a depth.
+    pub losses: u64,
+    /// The longest win with a depth (plies) and its index.
+    pub longest_win: Option<(u32, u64)>,
+    /// The longest loss with a depth (plies) and its index.
+    pub longest_loss: Option<(u32, u64)>,
+}
+
+/// A solved index.
+pub struct Analysis<'a> {
+    problem: &'a Problem,
+    tables: &'a Tablebase,
+    space: Space,
+    codes: [Vec<AtomicU16>; 2],
+    counts: [Vec<AtomicU8>; 2],
+    flags: [Vec<u8>; 2],
+    /// By rule (elsewhere per man, then captures, then promotions) and outcome.
+    hits: Vec<[AtomicU64; 3]>,
+    depths: u32,
+}
+
+fn side(x: usize) -> Side {
+    if x == 0 {
+        Side::White
+    } else {
+        Side::Black
+    }
+}
+
+fn x_of(s: Side) -> usize {
+    usize::from(s == Side::Black)
+}
+
+fn outcome_index(o: Outcome) -> usize {
+    match o {
+        Outcome::WhiteWins => 0,
+        Outcome::Draw => 1,
+        Outcome::BlackWins => 2,
+    }
+}
+
+/// The tables the problem's look-ups need: every material a capture or promotion can reach
+/// that no fixed rule values. An error names an exit that needs a table of more than five men.
+pub fn tables_needed(problem: &Problem) -> Result<Vec<Material>, FreezeError> {
+    let geo = &problem.geo;
+    let men: Vec<(Side, Piece)> = problem.men.iter().map(|m| (m.side, m.piece)).collect();
+    let material = Material::from_men(&men);
+    let mut needed = std::collections::BTreeSet::new();
+    let mut need = |m: Material, what: &dyn Fn() -> String| -> Result<(), FreezeError> {
+        if m.len() > 5 {
+            return Err(FreezeError::Uncovered(format!(
+                "{} is not covered: no rule values it, and the table it would need ({}) has {} men (tables go up to 5)",
+                what(),
+                m,
+                m.len()
+            )));
+        }
+        needed.insert(m.canonical().0.to_string());
+        Ok(())
+    };
+    for (i, v) in problem.men.iter().enumerate() {
+        if v.piece == Piece::King {
+            continue;
+        }
+        for &sq in &v.allowed {
+            let covered = matches!(
+                problem.capture_rule((v.side, v.piece), sq),
+                Some((_, r)) if matches!(r.value, RuleValue::Fixed(_))
+            );
+            if !covered {
+                let after = material.without(v.side, v.piece).expect("the man is there");
+                need(after, &|| {
+                    format!(
+                        "a capture of {} on {}",
+                        problem.man_name(i),
+                        crate::problem::square_name(geo, sq)
+                    )
+                })?;
+            }
+        }
+    }
+    for (i, p) in problem.men.iter().enumerate() {
+        if p.piece != Piece::Pawn {
+            continue;
+        }
+        for &sq in &p.allowed {
+            let Some(ahead) = geo.ahead(p.side, sq, 1) else {
+                continue;
+            };
+            if geo.pawn_may_stand(ahead) {
+                continue;
+            }
+            let targets =
+                std::iter::once(ahead).chain(geo.pawn_attack_targets(p.side, sq).iter().copied());
+            for to in targets {
+                if matches!(problem.promotion_rule(to), Some((_, r)) if matches!(r.value, RuleValue::Fixed(_)))
+                {
+                    continue;
+                }
+                let promoted = material
+                    .without(p.side, Piece::Pawn)
+                    .expect("the pawn is there");
+                for piece in Piece::PROMOTIONS {
+                    let after = promoted.with(p.side, piece);
+                    let what = || {
+                        format!(
+                            "a promotion of {} on {}",
+                            problem.man_name(i),
+                            crate::problem::square_name(geo, to)
+                        )
+                    };
+                    if to == ahead {
+                        need(after, &what)?;
+                    } else {
+                        for v in problem
+                            .men
+                            .iter()
+                            .filter(|v| v.side != p.side && v.piece != Piece::King)
+                        {
+                            need(after.without(v.side, v.piece).expect("there"), &what)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    needed
+        .into_iter()
+        .map(|m| Material::parse(&m).map_err(|e| FreezeError::Unsupported(e.to_string())))
+        .collect()
+}
+
+impl<'a> Analysis<'a> {
+    /// Solves `problem`, looking exits up in `tables` (which must hold [`tables_needed`]).
+    pub fn solve(
+        problem: &'a Problem,
+        tables: &'a Tablebase,
+        observer: &dyn Observer,
+    ) -> Result<Analysis<'a>, FreezeError> {
+        let space = Space::new(problem)?;
+        let size = space.size() as usize;
+        let rules = problem.men.len() + problem.captures.len() + problem.promotions.len();
+        let mut analysis = Analysis {
+            problem,
+            tables,
+            space,
+            codes: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(UNDECIDED)).collect()),
+            counts: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+            flags: [Vec::new(), Vec::new()],
+            hits: (0..rules).map(|_| Default::default()).collect(),
+            depths: 0,
+        };
+        analysis.init(observer)?;
+        analysis.depths(observer)?;
+        analysis.rules(observer);
+        Ok(analysis)
+    }
+
+    fn position(&self, squares: &[Sq], x: usize) -> Option<FreezerPosition> {
+        let men = self.problem.men.iter().zip(squares).map(|(m, &sq)| Man {
+            side: m.side,
+            piece: m.piece,
+            sq,
+        });
+        let p = Position::new(&self.problem.geo, men, side(x), None).ok()?;
+        p.is_legal(&self.problem.geo).then_some(p)
+    }
+
+    fn note(&self, rule: RuleRef, outcome: Outcome) {
+        let n = self.problem.men.len();
+        let c = self.problem.captures.len();
+        let k = match rule {
+            RuleRef::Elsewhere(i) => i,
+            RuleRef::Capture(j) => n + j,
+            RuleRef::Promotion(j) => n + c + j,
+        };
+        self.hits[k][outcome_index(outcome)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Values the move `mv` of the index position with men on `squares`.
+    pub fn step(
+        &self,
+        pos: &FreezerPosition,
+        squares: &[Sq],
+        index: u64,
+        mv: &Move,
+    ) -> Result<Step, FreezeError> {
+        let geo = &self.problem.geo;
+        let after = opponent(pos.side_to_move());
+        let fixed =
+            |rule: RuleRef, o: Outcome| Ok(Step::Exits(Verdict::fixed(o, after), Some((rule, o))));
+        let lookup = || {
+            let child = pos.play(geo, mv);
+            let v = self
+                .tables
+                .value(&child)
+                .map_err(|e| FreezeError::Probe(e.to_string()))?;
+            let v = Verdict::from_table(v).ok_or_else(|| {
+                FreezeError::Probe(format!("{} is not legal", child.to_natural(geo).fen()))
+            })?;
+            Ok(Step::Exits(v, None))
+        };
+        if mv.promotion.is_some() {
+            return match self.problem.promotion_rule(mv.to) {
+                Some((k, rule)) => match rule.value {
+                    RuleValue::Lookup => lookup(),
+                    RuleValue::Fixed(o) => {
+                        let o = match rule.attacked {
+                            Some(a) if can_take_on(geo, &pos.play(geo, mv), mv.to) => a,
+                            _ => o,
+                        };
+                        fixed(RuleRef::Promotion(k), o)
+                    }
+                },
+                None => lookup(),
+            };
+        }
+        if let Some(piece) = mv.captured {
+            return match self.problem.capture_rule((after, piece), mv.to) {
+                Some((k, rule)) => match rule.value {
+                    RuleValue::Lookup => lookup(),
+                    RuleValue::Fixed(o) => {
+                        let o = match rule.recapture {
+                            None => o,
+                            Some(re) => {
+                                let child = pos.play(geo, mv);
+                                let recaptures = takes_on(geo, &child, mv.to);
+                                if recaptures.is_empty() {
+                                    o
+                                } else if rule.second_recapture.is_some()
+                                    && recaptures.iter().any(|r| can_take_on(geo, r, mv.to))
+                                {
+                                    rule.second_recapture.expect("checked")
+                                } else {
+                                    re
+                                }
+                            }
+                        };
+                        fixed(RuleRef::Capture(k), o)
+                    }
+                },
+                None => lookup(),
+            };
+        }
+        let i = squares
+            .iter()
+            .position(|&s| s == mv.from)
+            .expect("a move starts on a man's square");
+        match self.space.moved(index, i, mv.from, mv.to) {
+            Some(child) => Ok(Step::Stays(child)),
+            None => fixed(
+                RuleRef::Elsewhere(i),
+                self.problem.men[i]
+                    .elsewhere
+                    .expect("a man with fewer squares has a value elsewhere"),
+            ),
+        }
+    }
+
+    fn init(&mut self, observer: &dyn Observer) -> Result<(), FreezeError> {
+        let size = self.space.size();
+        observer.phase("generating moves", 2 * size);
+        let failure: Mutex<Option<FreezeError>> = Mutex::new(None);
+        let mut flags = [vec![0u8; size as usize], vec![0u8; size as usize]];
+        for (x, side_flags) in flags.iter_mut().enumerate() {
+            side_flags
+                .par_chunks_mut(4096)
+                .enumerate()
+                .for_each(|(chunk, out)| {
+                    let first = chunk as u64 * 4096;
+                    for (k, f) in out.iter_mut().enumerate() {
+                        let index = first + k as u64;
+                        match self.classify(x, index) {
+                            Ok((code, count, flag)) => {
+                                self.codes[x][index as usize].store(code, Ordering::Relaxed);
+                                self.counts[x][index as usize].store(count, Ordering::Relaxed);
+                                *f = flag;
+                            }
+                            Err(e) => {
+                                failure.lock().expect("no panics").get_or_insert(e);
+                                return;
+                            }
+                        }
+                    }
+                    observer.progressed(out.len() as u64);
+                });
+        }
+        if let Some(e) = failure.into_inner().expect("no panics") {
+            return Err(e);
+        }
+        self.flags = flags;
+        Ok(())
+    }
+
+    fn classify(&self, x: usize, index: u64) -> Result<(u16, u8, u8), FreezeError> {
+        let geo = &self.problem.geo;
+        let mut squares = [0 as Sq; MAX_MEN];
+        let n = self.problem.men.len();
+        self.space.squares(index, &mut squares[..n]);
+        let Some(pos) = self.position(&squares[..n], x) else {
+            return Ok((ILLEGAL, 0, 0));
+        };
+        let mut count: u32 = 0;
+        let mut flags = 0u8;
+        let mut best_win: Option<u32> = None;
+        let mut any = false;
+        let mut failure = None;
+        pos.for_each_legal_move(geo, None, |mv| {
+            any = true;
+            match self.step(&pos, &squares[..n], index, &mv) {
+                Ok(Step::Stays(_)) => count += 1,
+                Ok(Step::Exits(v, rule)) => {
+                    if let Some((r, o)) = rule {
+                        self.note(r, o);
+                    }
+                    match v {
+                        Verdict::Loss(Some(k)) => {
+                            best_win = Some(best_win.map_or(k + 1, |b| b.min(k + 1)))
+                        }
+                        Verdict::Loss(None) => flags |= RULE_WIN_EXIT,
+                        Verdict::Draw => flags |= DRAW_EXIT,
+                        Verdict::Win(None) => flags |= OPPONENT_RULE_WIN,
+                        Verdict::Win(Some(_)) => {}
+                    }
+                }
+                Err(e) => failure = Some(e),
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let count = u8::try_from(count).map_err(|_| {
+            FreezeError::Unsupported("a position with more than 255 moves inside the index".into())
+        })?;
+        let code = if !any {
+            if pos.in_check(geo, pos.side_to_move()) {
+                1
+            } else {
+                STALEMATE
+            }
+        } else if let Some(w) = best_win {
+            if w > MAX_PLIES {
+                return Err(FreezeError::TooDeep);
+            }
+            (w + 1) as u16
+        } else {
+            UNDECIDED
+        };
+        Ok((code, count, flags))
+    }
+
+    fn code(&self, entry: u64) -> u16 {
+        self.codes[(entry & 1) as usize][(entry >> 1) as usize].load(Ordering::Relaxed)
+    }
+
+    /// An entry's side-to-move slot, index and the squares of its men.
+    fn unpack(&self, entry: u64) -> (usize, u64, [Sq; MAX_MEN]) {
+        let index = entry >> 1;
+        let mut squares = [0 as Sq; MAX_MEN];
+        self.space
+            .squares(index, &mut squares[..self.problem.men.len()]);
+        ((entry & 1) as usize, index, squares)
+    }
+
+    /// Calls `visit` with every parent entry of `entry` (index · 2 + side).
+    fn for_each_parent(&self, entry: u64, mut visit: impl FnMut(u64)) {
+        let geo = &self.problem.geo;
+        let n = self.problem.men.len();
+        let (x, index, squares) = self.unpack(entry);
+        let mut occupied = retro_engine::SqSet::EMPTY;
+        for &s in &squares[..n] {
+            occupied.insert(s);
+        }
+        let mover = opponent(side(x));
+        let y = x_of(mover) as u64;
+        for (i, m) in self.problem.men.iter().enumerate() {
+            if m.side != mover || self.space.allowed[i].len() < 2 {
+                continue;
+            }
+            let at = squares[i];
+            let mut origin = |o: Sq| {
+                if let Some(p) = self.space.moved(index, i, at, o) {
+                    visit(p << 1 | y);
+                }
+            };
+            match m.piece {
+                Piece::King | Piece::Knight => {
+                    let targets = if m.piece == Piece::King {
+                        geo.king_targets(at)
+                    } else {
+                        geo.knight_targets(at)
+                    };
+                    for &o in targets {
+                        if !occupied.contains(o) {
+                            origin(o);
+                        }
+                    }
+                }
+                Piece::Queen | Piece::Rook | Piece::Bishop => {
+                    let dirs = match m.piece {
+                        Piece::Rook => ROOK_DIRECTIONS,
+                        Piece::Bishop => BISHOP_DIRECTIONS,
+                        _ => ROOK_DIRECTIONS.start..BISHOP_DIRECTIONS.end,
+                    };
+                    for d in dirs {
+                        for &o in geo.ray(at, d) {
+                            if occupied.contains(o) {
+                                break;
+                            }
+                            origin(o);
+                        }
+                    }
+                }
+                Piece::Pawn => {
+                    let Some(one) = geo.ahead(mover, at, -1) else {
+                        continue;
+                    };
+                    if occupied.contains(one) || !geo.pawn_may_stand(one) {
+                        continue;
+                    }
+                    origin(one);
+                    if let Some(two) = geo.ahead(mover, at, -2) {
+                        if geo.rank(two) == geo.second_rank(mover) && !occupied.contains(two) {
+                            origin(two);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The longest win every move of a lost candidate reaches, checked forward.
+    fn longest_win(&self, entry: u64) -> Result<u32, FreezeError> {
+        let geo = &self.problem.geo;
+        let n = self.problem.men.len();
+        let (x, index, squares) = self.unpack(entry);
+        let pos = self
+            .position(&squares[..n], x)
+            .expect("a decided entry is legal");
+        let mut longest = 0;
+        let mut failure = None;
+        pos.for_each_legal_move(geo, None, |mv| {
+            let v = match self.step(&pos, &squares[..n], index, &mv) {
+                Ok(Step::Stays(child)) => {
+                    let y = 1 - x;
+                    Verdict::from_code(self.codes[y][child as usize].load(Ordering::Relaxed))
+                }
+                Ok(Step::Exits(v, _)) => Some(v),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            };
+            match v {
+                Some(Verdict::Win(Some(d))) => longest = longest.max(d),
+                _ => {
+                    failure.get_or_insert(FreezeError::Unsupported(
+                        "internal: a lost candidate with a move that does not reach a win".into(),
+                    ));
+                }
+            }
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(longest),
+        }
+    }
+
+    fn depths(&mut self, observer: &dyn Observer) -> Result<(), FreezeError> {
+        let size = self.space.size();
+        let mut buckets: Vec<Vec<u64>> = Vec::new();
+        let seeds: Vec<(u16, u64)> = (0..2usize)
+            .flat_map(|x| {
+                let codes = &self.codes[x];
+                (0..size)
+                    .into_par_iter()
+                    .filter_map(move |i| {
+                        let c = codes[i as usize].load(Ordering::Relaxed);
+                        (c != UNDECIDED && c < STALEMATE).then_some((c, i << 1 | x as u64))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let decided: u64 = 2 * size;
+        observer.phase("retrograde, by depth", decided);
+        let place = |buckets: &mut Vec<Vec<u64>>, plies: u32, entry: u64| {
+            let d = plies as usize;
+            if buckets.len() <= d {
+                buckets.resize_with(d + 1, Vec::new);
+            }
+            buckets[d].push(entry);
+        };
+        for (code, entry) in seeds {
+            place(&mut buckets, u32::from(code) - 1, entry);
+        }
+        let failure: Mutex<Option<FreezeError>> = Mutex::new(None);
+        let mut d = 0usize;
+        while d < buckets.len() {
+            let bucket = std::mem::take(&mut buckets[d]);
+            let code = (d + 1) as u16;
+            let found: Vec<(u32, u64)> = bucket
+                .par_iter()
+                .filter(|&&e| self.code(e) == code)
+                .flat_map_iter(|&entry| {
+                    let mut out = Vec::new();
+                    self.for_each_parent(entry, |parent| {
+                        let (y, p) = ((parent & 1) as usize, (parent >> 1) as usize);
+                        if d % 2 == 0 {
+                            // A loss in d: the parent wins in d + 1 unless it wins sooner.
+                            let win = code + 1;
+                            let cell = &self.codes[y][p];
+                            let mut cur = cell.load(Ordering::Relaxed);
+                            loop {
+                                let better = cur == UNDECIDED || (cur < STALEMATE && cur > win);
+                                if !better {
+                                    break;
+                                }
+                                match cell.compare_exchange_weak(
+                                    cur,
+                                    win,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                ) {
+                                    Ok(_) => {
+                                        out.push((d as u32 + 1, parent));
+                                        break;
+                                    }
+                                    Err(now) => cur = now,
+                                }
+                            }
+                        } else if self.codes[y][p].load(Ordering::Relaxed) == UNDECIDED {
+                            // A win in d: one more move of the parent reaches a win.
+                            let left = self.counts[y][p].fetch_sub(1, Ordering::Relaxed) - 1;
+                            if left == 0 && self.flags[y][p] & (DRAW_EXIT | OPPONENT_RULE_WIN) == 0
+                            {
+                                match self.longest_win(parent) {
+                                    Ok(longest) if longest < MAX_PLIES => {
+                                        self.codes[y][p]
+                                            .store((longest + 2) as u16, Ordering::Relaxed);
+                                        out.push((longest + 1, parent));
+                                    }
+                                    Ok(_) => {
+                                        failure
+                                            .lock()
+                                            .expect("no panics")
+                                            .get_or_insert(FreezeError::TooDeep);
+                                    }
+                                    Err(e) => {
+                                        failure.lock().expect("no panics").get_or_insert(e);
+                                    }
+                                }
+                            }
+                        }
+                    });
+                    out
+                })
+                .collect();
+            if let Some(e) = failure.lock().expect("no panics").take() {
+                return Err(e);
+            }
+            observer.progressed(bucket.len() as u64);
+            for (plies, entry) in found {
+                place(&mut buckets, plies, entry);
+            }
+            d += 1;
+        }
+        self.depths = d as u32;
+        Ok(())
+    }
+
+    fn rules(&mut self, observer: &dyn Observer) {
+        let size = self.space.size();
+        let mut frontier: Vec<u64> = (0..2usize)
+            .flat_map(|x| {
+                let this = &*self;
+                (0..size)
+                    .into_par_iter()
+                    .filter_map(move |i| {
+                        let cell = &this.codes[x][i as usize];
+                        if cell.load(Ordering::Relaxed) != UNDECIDED {
+                            return None;
+                        }
+                        let f = this.flags[x][i as usize];
+                        if f & RULE_WIN_EXIT != 0 {
+                            cell.store(RULE_WIN, Ordering::Relaxed);
+                        } else if f & DRAW_EXIT == 0
+                            && f & OPPONENT_RULE_WIN != 0
+                            && this.counts[x][i as usize].load(Ordering::Relaxed) == 0
+                        {
+                            cell.store(RULE_LOSS, Ordering::Relaxed);
+                        } else {
+                            return None;
+                        }
+                        Some(i << 1 | x as u64)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        observer.phase("retrograde, by rule", frontier.len() as u64);
+        while !frontier.is_empty() {
+            let next: Vec<u64> = frontier
+                .par_iter()
+                .flat_map_iter(|&entry| {
+                    let lost = self.code(entry) == RULE_LOSS;
+                    let mut out = Vec::new();
+                    self.for_each_parent(entry, |parent| {
+                        let (y, p) = ((parent & 1) as usize, (parent >> 1) as usize);
+                        let cell = &self.codes[y][p];
+                        if cell.load(Ordering::Relaxed) != UNDECIDED {
+                            return;
+                        }
+                        if lost {
+                            if cell
+                                .compare_exchange(
+                                    UNDECIDED,
+                                    RULE_WIN,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .is_ok()
+                            {
+                                out.push(parent);
+                            }
+                        } else {
+                            let left = self.counts[y][p].fetch_sub(1, Ordering::Relaxed) - 1;
+                            if left == 0
+                                && self.flags[y][p] & DRAW_EXIT == 0
+                                && cell
+                                    .compare_exchange(
+                                        UNDECIDED,
+                                        RULE_LOSS,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
+                            {
+                                out.push(parent);
+                            }
+                        }
+                    });
+                    out
+                })
+                .collect();
+            observer.progressed(frontier.len() as u64);
+            frontier = next;
+        }
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &Problem {
+        self.problem
+    }
+
+    /// The index.
+    pub fn space(&self) -> &Space {
+        &self.space
+    }
+
+    /// The number of depth passes made.
+    pub fn depth_passes(&self) -> u32 {
+        self.depths
+    }
+
+    /// The value of index position `index` with `to_move` to move (`None`: not legal).
+    pub fn verdict(&self, to_move: Side, index: u64) -> Option<Verdict> {
+        Verdict::from_code(self.codes[x_of(to_move)][index as usize].load(Ordering::Relaxed))
+    }
+
+    /// The index position of `pos` (its men matched to the problem's, identical men in any
+    /// order), or `None` if it has other men or one stands off its squares.
+    pub fn index_of(&self, pos: &FreezerPosition) -> Option<u64> {
+        let men = pos.men();
+        if men.len() != self.problem.men.len() || pos.en_passant().is_some() {
+            return None;
+        }
+        let mut used = vec![false; men.len()];
+        let mut squares = vec![0 as Sq; men.len()];
+        fn assign(
+            a: &Analysis<'_>,
+            i: usize,
+            men: &[Man],
+            used: &mut [bool],
+            squares: &mut [Sq],
+        ) -> bool {
+            if i == squares.len() {
+                return true;
+            }
+            let spec = &a.problem.men[i];
+            for k in 0..men.len() {
+                let m = men[k];
+                if !used[k]
+                    && m.side == spec.side
+                    && m.piece == spec.piece
+                    && a.space.allows(i, m.sq)
+                {
+                    used[k] = true;
+                    squares[i] = m.sq;
+                    if assign(a, i + 1, men, used, squares) {
+                        return true;
+                    }
+                    used[k] = false;
+                }
+            }
+            false
+        }
+        assign(self, 0, men, &mut used, &mut squares).then(|| self.space.index(&squares))?
+    }
+
+    /// The position at `index` with `to_move` to move, if legal.
+    pub fn position_at(&self, to_move: Side, index: u64) -> Option<FreezerPosition> {
+        let n = self.problem.men.len();
+        let mut squares = [0 as Sq; MAX_MEN];
+        self.space.squares(index, &mut squares[..n]);
+        self.position(&squares[..n], x_of(to_move))
+    }
+
+    /// Every legal move of the index position, with how it is valued and the value it has for
+    /// the side making it, best first (ties in the order moves are generated).
+    pub fn rated_moves(
+        &self,
+        to_move: Side,
+        index: u64,
+    ) -> Result<Vec<(Move, Step, Verdict)>, FreezeError> {
+        let geo = &self.problem.geo;
+        let n = self.problem.men.len();
+        let mut squares = [0 as Sq; MAX_MEN];
+        self.space.squares(index, &mut squares[..n]);
+        let Some(pos) = self.position(&squares[..n], x_of(to_move)) else {
+            return Ok(Vec::new());
+        };
+        let mut moves = Vec::new();
+        let mut failure = None;
+        pos.for_each_legal_move(geo, None, |mv| {
+            match self.step(&pos, &squares[..n], index, &mv) {
+                Ok(step) => {
+                    let after = match step {
+                        Step::Stays(child) => self
+                            .verdict(opponent(to_move), child)
+                            .unwrap_or(Verdict::Draw),
+                        Step::Exits(v, _) => v,
+                    };
+                    moves.push((mv, step, after.before()));
+                }
+                Err(e) => failure = Some(e),
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        moves.sort_by_key(|(_, _, v)| std::cmp::Reverse(v.key()));
+        Ok(moves)
+    }
+
+    /// Counts and longest values for one side to move.
+    pub fn counts(&self, to_move: Side) -> SideCounts {
+        let x = x_of(to_move);
+        let codes = &self.codes[x];
+        (0..self.space.size())
+            .into_par_iter()
+            .fold(SideCounts::default, |mut c, i| {
+                let code = codes[i as usize].load(Ordering::Relaxed);
+                match Verdict::from_code(code) {
+                    None => return c,
+                    Some(Verdict::Win(Some(d))) => {
+                        c.wins += 1;
+                        if c.longest_win.is_none_or(|(l, _)| d > l) {
+                            c.longest_win = Some((d, i));
+                        }
+                    }
+                    Some(Verdict::Loss(Some(d))) => {
+                        c.losses += 1;
+                        if c.longest_loss.is_none_or(|(l, _)| d > l) {
+                            c.longest_loss = Some((d, i));
+                        }
+                    }
+                    Some(Verdict::Win(None)) => c.rule_wins += 1,
+                    Some(Verdict::Loss(None)) => c.rule_losses += 1,
+                    Some(Verdict::Draw) => c.draws += 1,
+                }
+                c.legal += 1;
+                c
+            })
+            .reduce(SideCounts::default, |a, b| {
+                let longer = |p: Option<(u32, u64)>, q: Option<(u32, u64)>| match (p, q) {
+                    (Some(p), Some(q)) => Some(if q.0 > p.0 || (q.0 == p.0 && q.1 < p.1) {
+                        q
+                    } else {
+                        p
+                    }),
+                    (p, q) => p.or(q),
+                };
+                SideCounts {
+                    legal: a.legal + b.legal,
+                    wins: a.wins + b.wins,
+                    rule_wins: a.rule_wins + b.rule_wins,
+                    draws: a.draws + b.draws,
+                    rule_losses: a.rule_losses + b.rule_losses,
+                    losses: a.losses + b.losses,
+                    longest_win: longer(a.longest_win, b.longest_win),
+                    longest_loss: longer(a.longest_loss, b.longest_loss),
+                }
+            })
+    }
+
+    /// The fixed-value rules that valued at least one exit, each with the value it gave.
+    pub fn assumptions(&self) -> Vec<Assumption> {
+        let p = self.problem;
+        let geo = &p.geo;
+        let n = p.men.len();
+        let c = p.captures.len();
+        let mut out = Vec::new();
+        for (k, hits) in self.hits.iter().enumerate() {
+            for o in [Outcome::WhiteWins, Outcome::Draw, Outcome::BlackWins] {
+                let exits = hits[outcome_index(o)].load(Ordering::Relaxed);
+                if exits == 0 {
+                    continue;
+                }
+                let text = if k < n {
+                    let m = &p.men[k];
+                    let squares = if m.allowed.len() == 1 {
+                        format!(
+                            "never leaves {}",
+                            crate::problem::square_name(geo, m.allowed[0])
+                        )
+                    } else {
+                        format!("keeps to its {} squares", m.allowed.len())
+                    };
+                    format!(
+                        "line {}: {} {squares} — {} if it does not",
+                        m.line,
+                        p.man_name(k),
+                        o.word()
+                    )
+                } else if k < n + c {
+                    let r = &p.captures[k - n];
+                    let what = r.victim.map_or("a man".to_string(), |(s, pc)| {
+                        format!(
+                            "the {} {}",
+                            if s == Side::White { "white" } else { "black" },
+                            pc.name()
+                        )
+                    });
+                    format!("line {}: taking {what} counts as {}", r.line, o.word())
+                } else {
+                    let r = &p.promotions[k - n - c];
+                    format!("line {}: a promotion counts as {}", r.line, o.word())
+                };
+                out.push(Assumption {
+                    text,
+                    outcome: o,
+                    exits,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The positions after each legal capture onto `sq`.
+fn takes_on(geo: &retro_engine::Geometry, pos: &FreezerPosition, sq: Sq) -> Vec<FreezerPosition> {
+    let mut out = Vec::new();
+    pos.for_each_legal_move(geo, None, |mv| {
+        if mv.to == sq && mv.captured.is_some() {
+            out.push(pos.play(geo, &mv));
+        }
+    });
+    out
+}
+
+fn can_take_on(geo: &retro_engine::Geometry, pos: &FreezerPosition, sq: Sq) -> bool {
+    let mut found = false;
+    pos.for_each_legal_move(geo, None, |mv| {
+        found |= mv.to == sq && mv.captured.is_some()
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// The un-moves list exactly the entries with a move staying in the index to a given entry:
+    /// checked on every legal entry of small problems with sliders, knights, pawns (single and
+    /// double steps) and restricted men.
+    #[test]
+    fn unmoves_are_the_moves_reversed() {
+        let problems = [
+            // 6x6: a pawn on b2-b5 (double steps from b2), a rook kept to c1-f3, free kings.
+            "fen = \"6/6/3k2/6/1P4/K1R3 w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"b2-b5\"]\nelsewhere = \"win\"\n[[man]]\non = \"c1\"\nsquares = [\"c1-f3\"]\nelsewhere = \"draw\"\n[[promotion]]\nvalue = \"win\"\n[[capture]]\nvalue = \"draw\"\n",
+            // 4x6: a knight against a black pawn, captures by rule.
+            "fen = \"k3/1p2/4/4/N3/K3 b - - 0 1\"\n[[capture]]\nvalue = \"loss\"\n[[promotion]]\nvalue = \"loss\"\n",
+            // 4x6: queen kept to the light squares against a king.
+            "fen = \"k3/4/4/4/4/KQ2 w - - 0 1\"\n[[man]]\non = \"b1\"\nsquares = [\"light\"]\nelsewhere = \"loss\"\n[[capture]]\nvalue = \"draw\"\n",
+        ];
+        for text in problems {
+            let problem = Problem::parse(text).expect(text);
+            let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
+            let space = Space::new(&problem).unwrap();
+            let size = space.size();
+            let a = Analysis {
+                problem: &problem,
+                tables: &tables,
+                space,
+                codes: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(UNDECIDED)).collect()),
+                counts: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+                flags: [Vec::new(), Vec::new()],
+                hits: (0..problem.men.len() + problem.captures.len() + problem.promotions.len())
+                    .map(|_| Default::default())
+                    .collect(),
+                depths: 0,
+            };
+            let n = problem.men.len();
+            let mut edges = HashSet::new();
+            let mut legal = HashSet::new();
+            for x in 0..2 {
+                for index in 0..size {
+                    let mut squares = [0 as Sq; MAX_MEN];
+                    a.space.squares(index, &mut squares[..n]);
+                    let Some(pos) = a.position(&squares[..n], x) else {
+                        continue;
+                    };
+                    legal.insert(index << 1 | x as u64);
+                    pos.for_each_legal_move(&problem.geo, None, |mv| {
+                        if let Ok(Step::Stays(child)) = a.step(&pos, &squares[..n], index, &mv) {
+                            edges.insert((index << 1 | x as u64, child << 1 | (1 - x) as u64));
+                        }
+                    });
+                }
+            }
+            assert!(edges.len() > 1000, "{text}: {} moves", edges.len());
+            let mut found = HashSet::new();
+            for &child in &legal {
+                a.for_each_parent(child, |parent| {
+                    if legal.contains(&parent) {
+                        assert!(found.insert((parent, child)), "a parent listed twice");
+                    }
+                });
+            }
+            assert_eq!(found, edges, "{text}");
+        }
+    }
+}
