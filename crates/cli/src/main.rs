@@ -6,6 +6,7 @@
 mod bdd;
 mod bench;
 mod freeze;
+mod oracle;
 mod show;
 mod strategy;
 mod tables;
@@ -122,6 +123,12 @@ enum Command {
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+    },
+    /// Oracles: proof certificates that a position is won or not lost, built, checked from the
+    /// natural model alone, and played.
+    Oracle {
+        #[command(subcommand)]
+        command: OracleCommand,
     },
     /// Statistics of tables: positions won, drawn and lost, the longest wins, positions by
     /// depth — as placements (raw) and up to symmetry (unique).
@@ -337,6 +344,34 @@ enum BddCommand {
     },
 }
 
+/// `retro oracle` subcommands.
+#[derive(Subcommand)]
+enum OracleCommand {
+    /// Find a small oracle from a position and write it (then check it with the kernel's
+    /// checker): moves chosen from the tables where they answer, by a bounded search where not.
+    Build(oracle::BuildArgs),
+    /// Check an oracle file from the natural model alone: every friend move legal, every foe
+    /// move present, every leaf a mate, a stalemate or a certified table's value meeting the goal.
+    Check {
+        /// The oracle file.
+        file: PathBuf,
+        /// The tables directory for leaves read from tables (default: $RETRO_TABLES, else
+        /// ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The oracle's move in a position (SAN and UCI), if the position is one of its own.
+    Play {
+        /// The oracle file.
+        file: PathBuf,
+        /// The position in FEN.
+        fen: String,
+    },
+}
+
 /// `retro strategy` subcommands.
 #[derive(Subcommand)]
 enum StrategyCommand {
@@ -456,6 +491,11 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             pgn,
             quiet,
         } => freeze::freeze(&problem, dir, format, probe, pgn, quiet),
+        Command::Oracle { command } => match command {
+            OracleCommand::Build(args) => oracle::build(args),
+            OracleCommand::Check { file, dir, json } => oracle::check(&file, dir, json),
+            OracleCommand::Play { file, fen } => oracle::play(&file, &fen),
+        },
         Command::Perft {
             fen,
             depth,

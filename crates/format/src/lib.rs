@@ -41,6 +41,8 @@
 //! canonical image of the position (see that module for the exact definition), with the king
 //! pairs, symmetry group and combinatorial digits it describes.
 
+pub mod oracle;
+
 use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};

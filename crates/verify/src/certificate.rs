@@ -34,7 +34,8 @@ impl Checker {
         self.path_of(men).with_extension("verified")
     }
 
-    fn body_hash(&self, men: &Men) -> Result<[u8; 32], VerifyError> {
+    /// The blake3 hash of a category's table body, as its header records it.
+    pub fn body_hash(&self, men: &Men) -> Result<[u8; 32], VerifyError> {
         Ok(retro_format::Table::open(&self.path_of(men))?.body_hash())
     }
 }

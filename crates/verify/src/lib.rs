@@ -93,6 +93,7 @@ pub mod certificate;
 pub mod lines;
 pub mod men;
 pub mod moves;
+pub mod oracle;
 pub mod scheme;
 pub mod theorem;
 

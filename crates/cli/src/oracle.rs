@@ -1,0 +1,305 @@
+//! `retro oracle`: build, check and play proof certificates (seed `003`).
+
+use crate::tables::{engine_position, tables_dir};
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_engine::notation::notated_moves;
+use retro_format::oracle::{read_oracle, write_oracle, Goal, OracleFile};
+use retro_oracle::{find_oracle, reminder, FindSettings, Judge, Player};
+use retro_rules::{Board, Side};
+use retro_verify::oracle::{check_oracle, OracleReport};
+use retro_verify::Checker;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The goal on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum GoalArg {
+    /// Every leaf a win for the friend side (no cycles).
+    Win,
+    /// Every leaf a win or a draw for it (cycles allowed).
+    NotLose,
+}
+
+/// A side on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SideArg {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+/// What `retro oracle build` is asked.
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// The root position in FEN.
+    fen: String,
+    /// What every leaf must be for the friend side.
+    #[arg(long, value_enum)]
+    goal: GoalArg,
+    /// The side the oracle plays for (default: the side to move).
+    #[arg(long, value_enum)]
+    side: Option<SideArg>,
+    /// The tables directory: tables guide the moves, certified ones settle leaves (default:
+    /// $RETRO_TABLES, else ./tables).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// The oracle file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Plies of AND/OR search where no table covers a position (goal win).
+    #[arg(long, default_value = "5")]
+    depth: u32,
+    /// Seconds of local search to make the oracle smaller.
+    #[arg(long, default_value = "10")]
+    improve: f64,
+    /// The most nodes an oracle may have.
+    #[arg(long, default_value = "5000000")]
+    limit: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// No spinner.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn hex(bytes: &[u8; 32]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn spinner(quiet: bool, message: &str) -> ProgressBar {
+    if quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new_spinner().with_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("a valid template"),
+    );
+    bar.set_message(message.to_string());
+    bar.enable_steady_tick(Duration::from_millis(120));
+    bar
+}
+
+fn report_json(report: &OracleReport) -> serde_json::Value {
+    json!({
+        "nodes": report.nodes,
+        "friend_nodes": report.friend_nodes,
+        "foe_nodes": report.foe_nodes,
+        "leaves": {
+            "checkmate": report.checkmate_leaves,
+            "stalemate": report.stalemate_leaves,
+            "table_win": report.table_win_leaves,
+            "table_draw": report.table_draw_leaves,
+        },
+        "shared_edges": report.shared_edges,
+        "tree_depth_plies": report.tree_depth,
+        "longest_path_plies": report.longest_path,
+    })
+}
+
+fn print_report(report: &OracleReport) {
+    println!(
+        "nodes: {} positions (friend {}, foe {}, leaves {}: checkmate {}, stalemate {}, table win {}, table draw {})",
+        report.nodes,
+        report.friend_nodes,
+        report.foe_nodes,
+        report.checkmate_leaves
+            + report.stalemate_leaves
+            + report.table_win_leaves
+            + report.table_draw_leaves,
+        report.checkmate_leaves,
+        report.stalemate_leaves,
+        report.table_win_leaves,
+        report.table_draw_leaves
+    );
+    println!(
+        "edges to positions already in the oracle: {}; spanning tree depth: {} plies",
+        report.shared_edges, report.tree_depth
+    );
+    if let Some(longest) = report.longest_path {
+        println!(
+            "longest path to a leaf: {longest} plies (following the oracle, every line reaches a winning leaf within {longest} plies)"
+        );
+    }
+}
+
+/// `retro oracle build`.
+pub fn build(args: BuildArgs) -> Result<ExitCode> {
+    let root = crate::parse_position(&args.fen)?;
+    let friend = match args.side {
+        Some(SideArg::White) => Side::White,
+        Some(SideArg::Black) => Side::Black,
+        None => retro_rules::position::to_move(&root),
+    };
+    let goal = match args.goal {
+        GoalArg::Win => Goal::Win,
+        GoalArg::NotLose => Goal::NotLose,
+    };
+    let dir = tables_dir(args.dir);
+    let judge = Judge::new(friend, goal, &root, Some(&dir), args.depth);
+    let settings = FindSettings {
+        limit: args.limit,
+        improve_seconds: args.improve,
+        ..FindSettings::default()
+    };
+    let start = Instant::now();
+    let bar = spinner(args.quiet, "finding a small oracle");
+    let found = find_oracle(&judge, &root, &settings);
+    bar.finish_and_clear();
+    let (oracle, report) =
+        found.with_context(|| format!("building an oracle from {}", root.fen()))?;
+    let file = reminder::to_file(&oracle, &judge.used_tables());
+    write_oracle(&args.out, &file)?;
+    let bar = spinner(args.quiet, "checking it with the kernel's checker");
+    let checked = check_oracle(&file, &Checker::new(root.board(), &dir));
+    bar.finish_and_clear();
+    let checked = checked.with_context(|| {
+        format!(
+            "the oracle written to {} does not pass the checker",
+            args.out.display()
+        )
+    })?;
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let out = json!({
+            "root": root.fen(),
+            "friend": friend.to_string().to_lowercase(),
+            "goal": goal.name(),
+            "file": args.out.display().to_string(),
+            "bytes": file.to_bytes().len(),
+            "attempts": report.attempts.iter().map(|(round, h, size)| json!({
+                "round": round, "heuristic": h.name(), "nodes": size,
+            })).collect::<Vec<_>>(),
+            "before_search": report.before_search,
+            "search_trials": report.search_trials,
+            "search_kept": report.search_kept,
+            "search_finished": report.search_finished,
+            "tables": file.tables.iter().map(|t| json!({
+                "material": t.material, "body_blake3": hex(&t.body_blake3),
+            })).collect::<Vec<_>>(),
+            "check": report_json(&checked),
+            "seconds": seconds,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "Oracle for {friend}, goal {}, from {}",
+        goal.name(),
+        root.fen()
+    );
+    let grown: Vec<String> = report
+        .attempts
+        .iter()
+        .map(|(round, h, size)| format!("{} (round {round}) {size}", h.name()))
+        .collect();
+    println!("grown: {} nodes", grown.join(", "));
+    println!(
+        "local search: {} → {} nodes ({} oracles grown, {} changes kept, {})",
+        report.before_search,
+        oracle.len(),
+        report.search_trials,
+        report.search_kept,
+        if report.search_finished {
+            "no single change helps any more"
+        } else {
+            "its time ran out"
+        }
+    );
+    for t in &file.tables {
+        println!(
+            "leaves read the certified table {} (body blake3 {})",
+            t.material,
+            hex(&t.body_blake3)
+        );
+    }
+    println!("checked by the kernel's checker:");
+    print_report(&checked);
+    println!(
+        "written: {} ({} bytes: {} node bytes, one per position)",
+        args.out.display(),
+        file.to_bytes().len(),
+        file.nodes.len()
+    );
+    println!("time: {seconds:.2} s");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read(path: &Path) -> Result<OracleFile> {
+    Ok(read_oracle(path)?)
+}
+
+/// `retro oracle check`.
+pub fn check(path: &Path, dir: Option<PathBuf>, as_json: bool) -> Result<ExitCode> {
+    let file = read(path)?;
+    let board = Board::new(usize::from(file.files), usize::from(file.ranks))
+        .with_context(|| format!("{}: the board in its header", path.display()))?;
+    let dir = tables_dir(dir);
+    let start = Instant::now();
+    let report = match check_oracle(&file, &Checker::new(board, &dir)) {
+        Ok(r) => r,
+        Err(e) => bail!("{}: {e}", path.display()),
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let friend = match file.friend {
+        retro_format::oracle::Colour::White => Side::White,
+        retro_format::oracle::Colour::Black => Side::Black,
+    };
+    if as_json {
+        let mut out = report_json(&report);
+        out["file"] = json!(path.display().to_string());
+        out["root"] = json!(file.root);
+        out["friend"] = json!(file.friend.name());
+        out["goal"] = json!(file.goal.name());
+        out["holds"] = json!(true);
+        out["seconds"] = json!(seconds);
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let claim = match file.goal {
+        Goal::Win => format!("{friend} wins"),
+        Goal::NotLose => format!("{friend} does not lose"),
+    };
+    println!(
+        "{}: the oracle holds: {claim} from {}",
+        path.display(),
+        file.root
+    );
+    print_report(&report);
+    for t in &file.tables {
+        println!(
+            "leaf table {} certified, body blake3 {}",
+            t.material,
+            hex(&t.body_blake3)
+        );
+    }
+    println!("checked from the natural model in {seconds:.2} s");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `retro oracle play`.
+pub fn play(path: &Path, fen: &str) -> Result<ExitCode> {
+    let file = read(path)?;
+    let player = Player::compile(&file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let (natural, geo, position) = engine_position(fen)?;
+    let Some(mv) = player.play(&natural) else {
+        eprintln!(
+            "{} is not one of the oracle's {} positions with {} to move",
+            natural.fen(),
+            player.len(),
+            player.friend()
+        );
+        return Ok(ExitCode::FAILURE);
+    };
+    let uci = mv.to_string();
+    let san = notated_moves(&geo, &position)
+        .into_iter()
+        .find(|m| m.uci == uci)
+        .map(|m| m.san)
+        .unwrap_or_else(|| uci.clone());
+    println!("{san} ({uci})");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,413 @@
+//! The oracle builder and Oraclefinder (seed `003`, sections 3.1 and 4): grows an oracle from a
+//! root — one move at each friend node, every move at each foe node, a position once — choosing
+//! among the moves that keep the goal the ones that keep the oracle small.
+//!
+//! Owns: [`Oracle`], [`Heuristic`], [`grow`], [`find_oracle`], [`FindReport`].
+//!
+//! A friend move keeps the goal when the position it reaches is worth the goal ([`Judge`]); for
+//! goal *win* it must also reach a win in fewer plies than the position's own, so every path
+//! shortens the win and the oracle has no cycle. Among those moves the finder prefers, in an
+//! order each [`Heuristic`] sets: a position already in the oracle (a transposition costs no
+//! node), one in the best oracle of an earlier round, few friend men on squares they have not
+//! used yet (the bare king shuttling between two squares), few positions not yet in the oracle
+//! among the foe's replies, the quickest win. [`find_oracle`] grows one oracle per heuristic,
+//! then grows them again preferring the best one's positions, while that makes it smaller.
+
+use crate::judge::{Judge, Worth};
+use crate::OracleBuildError;
+use retro_format::oracle::Goal;
+use retro_rules::position::to_move;
+use retro_rules::{Position, Side, Square};
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+/// What an oracle does at a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// A leaf: its status is settled.
+    Leaf,
+    /// A friend node: the number of its move in the checker's order.
+    Move(u8),
+    /// A foe node: all its moves.
+    All,
+}
+
+/// An oracle in memory: the choice at every position reachable from the root.
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    /// The root.
+    pub root: Position,
+    /// The side it plays for.
+    pub friend: Side,
+    /// What every leaf is.
+    pub goal: Goal,
+    /// The choice at each position.
+    pub choices: HashMap<Position, Choice>,
+}
+
+impl Oracle {
+    /// Its number of nodes (positions).
+    pub fn len(&self) -> usize {
+        self.choices.len()
+    }
+
+    /// Whether it is empty (never: it has its root).
+    pub fn is_empty(&self) -> bool {
+        self.choices.is_empty()
+    }
+}
+
+/// The order in which the finder weighs what it prefers in a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heuristic {
+    /// Reuse, then the quickest win, then few new foe replies, then few new squares.
+    Quickest,
+    /// Reuse, then few new squares, then few new foe replies, then the quickest win.
+    FewSquares,
+    /// Reuse, then few new foe replies, then the quickest win, then few new squares.
+    FewReplies,
+    /// Reuse, then few new squares, then many squares the friend men guard (less room for the
+    /// foe), then few new foe replies.
+    Guarding,
+}
+
+impl Heuristic {
+    /// All of them.
+    pub const ALL: [Heuristic; 4] = [
+        Heuristic::Quickest,
+        Heuristic::FewSquares,
+        Heuristic::FewReplies,
+        Heuristic::Guarding,
+    ];
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Heuristic::Quickest => "quickest",
+            Heuristic::FewSquares => "few-squares",
+            Heuristic::FewReplies => "few-replies",
+            Heuristic::Guarding => "guarding",
+        }
+    }
+}
+
+fn friend_squares(p: &Position, friend: Side) -> impl Iterator<Item = Square> + '_ {
+    p.men()
+        .filter(move |&(_, (side, _))| side == friend)
+        .map(|(sq, _)| sq)
+}
+
+/// How much the finder dislikes a move: five counts compared in the heuristic's order.
+type Preference = (u32, u32, u32, u32, u32);
+
+/// The squares of the board no friend man stands on or attacks.
+fn open_squares(p: &Position, friend: Side) -> u32 {
+    let board = p.board();
+    board
+        .squares()
+        .filter(|&to| {
+            !friend_squares(p, friend)
+                .any(|from| from == to || retro_rules::laws::attacks(p, from, to))
+        })
+        .count() as u32
+}
+
+/// The goal's bound at a friend node: a move must reach a worth below it (win) or any worth
+/// that is not a loss (not-lose).
+fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
+    match (goal, worth) {
+        (Goal::Win, Some(Worth::Win(n))) => Some(n),
+        (Goal::NotLose, Some(Worth::Win(_) | Worth::Draw)) => Some(u32::MAX),
+        _ => None,
+    }
+}
+
+/// The moves (by number) that keep the goal from a friend node whose bound is `limit_plies`,
+/// each with the plies of the win it reaches (0 for a draw).
+fn moves_keeping_goal(
+    judge: &Judge,
+    moves: &[(retro_rules::Move, Position)],
+    limit_plies: u32,
+) -> Result<Vec<(usize, u32)>, OracleBuildError> {
+    let goal = judge.goal();
+    let mut kept = Vec::new();
+    for (i, (_, q)) in moves.iter().enumerate() {
+        match judge.worth(q)? {
+            Some(w @ Worth::Win(k)) if w.meets(goal) && k < limit_plies => kept.push((i, k)),
+            Some(w) if w.meets(goal) && goal == Goal::NotLose => kept.push((i, 0)),
+            _ => {}
+        }
+    }
+    Ok(kept)
+}
+
+/// Grows one oracle from `root` for the judge's friend side and goal: at a friend node the move
+/// `fixed` gives it if that keeps the goal, otherwise the one `heuristic` prefers (positions of
+/// `prior` before others); gives up past `limit` nodes.
+pub fn grow(
+    judge: &Judge,
+    root: &Position,
+    heuristic: Heuristic,
+    prior: Option<&HashSet<Position>>,
+    fixed: Option<&HashMap<Position, Choice>>,
+    limit: usize,
+) -> Result<Oracle, OracleBuildError> {
+    let friend = judge.friend();
+    let goal = judge.goal();
+    let out_of_reach = |p: &Position, reason: String| OracleBuildError::GoalOutOfReach {
+        side: friend,
+        goal: goal.name(),
+        fen: p.fen(),
+        reason,
+    };
+    match judge.worth(root)? {
+        Some(w) if w.meets(goal) => {}
+        Some(w) => {
+            return Err(out_of_reach(
+                root,
+                format!("it is worth {w:?} for {friend}"),
+            ))
+        }
+        None => {
+            return Err(OracleBuildError::Unknown {
+                fen: root.fen(),
+                reason: "no table covers it and the search found no proof within its depth".into(),
+            })
+        }
+    }
+    let mut choices: HashMap<Position, Choice> = HashMap::new();
+    let mut used: HashSet<Square> = friend_squares(root, friend).collect();
+    let mut stack = vec![root.clone()];
+    while let Some(p) = stack.pop() {
+        if choices.contains_key(&p) {
+            continue;
+        }
+        if choices.len() >= limit {
+            return Err(out_of_reach(
+                root,
+                format!("the oracle grew past {limit} nodes; raise the limit"),
+            ));
+        }
+        if let Some(w) = judge.leaf(&p)? {
+            if !w.meets(goal) {
+                return Err(out_of_reach(
+                    &p,
+                    format!("a foe reply reaches a leaf worth {w:?} for {friend}"),
+                ));
+            }
+            choices.insert(p, Choice::Leaf);
+            continue;
+        }
+        let moves = judge.moves(&p);
+        if to_move(&p) != friend {
+            choices.insert(p, Choice::All);
+            stack.extend(moves.iter().rev().map(|(_, q)| q.clone()));
+            continue;
+        }
+        let Some(limit_plies) = bound(goal, judge.worth(&p)?) else {
+            return Err(out_of_reach(
+                &p,
+                "a foe reply reaches a position the friend side cannot hold".into(),
+            ));
+        };
+        let candidates = moves_keeping_goal(judge, &moves, limit_plies)?;
+        let kept = fixed.and_then(|f| match f.get(&p) {
+            Some(Choice::Move(m)) => candidates
+                .iter()
+                .find(|(i, _)| *i == usize::from(*m))
+                .copied(),
+            _ => None,
+        });
+        let mut best: Option<(Preference, usize)> = None;
+        for &(i, plies) in kept.as_slice().iter().chain(&candidates) {
+            if kept.is_some() && best.is_some() {
+                break;
+            }
+            let q = &moves[i].1;
+            let reuse = u32::from(!choices.contains_key(q));
+            let earlier = u32::from(!prior.is_some_and(|s| s.contains(q)));
+            let squares = friend_squares(q, friend)
+                .filter(|sq| !used.contains(sq))
+                .count() as u32;
+            let replies = if reuse == 0 {
+                0
+            } else {
+                judge
+                    .moves(q)
+                    .iter()
+                    .filter(|(_, r)| !choices.contains_key(r))
+                    .count() as u32
+            };
+            let key = match heuristic {
+                Heuristic::Quickest => (reuse, earlier, plies, replies, squares),
+                Heuristic::FewSquares => (reuse, earlier, squares, replies, plies),
+                Heuristic::FewReplies => (reuse, earlier, replies, plies, squares),
+                Heuristic::Guarding => (reuse, earlier, squares, open_squares(q, friend), replies),
+            };
+            if best.is_none_or(|(k, _)| key < k) {
+                best = Some((key, i));
+            }
+        }
+        let Some((_, i)) = best else {
+            return Err(out_of_reach(&p, "no move keeps the goal".into()));
+        };
+        let number = u8::try_from(i).ok().filter(|&n| n < 0x80).ok_or_else(|| {
+            OracleBuildError::TooManyMoves {
+                fen: p.fen(),
+                moves: moves.len(),
+            }
+        })?;
+        let q = moves[i].1.clone();
+        used.extend(friend_squares(&q, friend));
+        choices.insert(p, Choice::Move(number));
+        stack.push(q);
+    }
+    Ok(Oracle {
+        root: root.clone(),
+        friend,
+        goal,
+        choices,
+    })
+}
+
+/// How long and how hard the finder works.
+#[derive(Debug, Clone, Copy)]
+pub struct FindSettings {
+    /// Rounds of growing again with the best oracle's positions preferred.
+    pub rounds: usize,
+    /// The most nodes an oracle may have.
+    pub limit: usize,
+    /// Seconds of local search after the rounds: each friend node's other moves tried in
+    /// turn, the oracle grown again around the change, kept when smaller.
+    pub improve_seconds: f64,
+}
+
+impl Default for FindSettings {
+    fn default() -> FindSettings {
+        FindSettings {
+            rounds: 3,
+            limit: 5_000_000,
+            improve_seconds: 10.0,
+        }
+    }
+}
+
+/// What the finder tried and reached.
+#[derive(Debug, Clone)]
+pub struct FindReport {
+    /// Each oracle grown: the round (0 first), the heuristic and its size in nodes.
+    pub attempts: Vec<(usize, Heuristic, usize)>,
+    /// The size before the local search.
+    pub before_search: usize,
+    /// Oracles grown by the local search, and how many of them were kept (each smaller).
+    pub search_trials: usize,
+    /// Changes kept by the local search.
+    pub search_kept: usize,
+    /// Whether the local search ended because no change helped (else its time ran out).
+    pub search_finished: bool,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+/// Oraclefinder: grows an oracle with every heuristic, then again preferring the positions of
+/// the smallest so far, for at most `settings.rounds` further rounds or until none is smaller;
+/// then improves the smallest by local search for at most `settings.improve_seconds`.
+pub fn find_oracle(
+    judge: &Judge,
+    root: &Position,
+    settings: &FindSettings,
+) -> Result<(Oracle, FindReport), OracleBuildError> {
+    let start = Instant::now();
+    let limit = settings.limit;
+    let mut attempts = Vec::new();
+    let mut best: Option<(Oracle, Heuristic)> = None;
+    for round in 0..=settings.rounds {
+        let prior: Option<HashSet<Position>> = best
+            .as_ref()
+            .map(|(o, _)| o.choices.keys().cloned().collect());
+        let before = best.as_ref().map_or(usize::MAX, |(o, _)| o.len());
+        for heuristic in Heuristic::ALL {
+            let oracle = grow(judge, root, heuristic, prior.as_ref(), None, limit)?;
+            attempts.push((round, heuristic, oracle.len()));
+            if best.as_ref().is_none_or(|(b, _)| oracle.len() < b.len()) {
+                best = Some((oracle, heuristic));
+            }
+        }
+        if best.as_ref().map_or(usize::MAX, |(o, _)| o.len()) >= before {
+            break;
+        }
+    }
+    let (mut oracle, heuristic) = best.expect("at least one oracle grown");
+    let before_search = oracle.len();
+    let deadline = start + std::time::Duration::from_secs_f64(settings.improve_seconds);
+    let (mut trials, mut kept, mut finished) = (0, 0, false);
+    let (mut sweep, mut seed, mut idle) = (0u64, 0x9e37_79b9_7f4a_7c15_u64, 0);
+    'search: while Instant::now() < deadline {
+        let mut friend_nodes: Vec<(Position, u8)> = oracle
+            .choices
+            .iter()
+            .filter_map(|(p, c)| match c {
+                Choice::Move(m) => Some((p.clone(), *m)),
+                _ => None,
+            })
+            .collect();
+        friend_nodes.sort();
+        // Every other sweep visits the nodes in a shuffled order and accepts changes that keep
+        // the size, to leave a plateau.
+        sweep += 1;
+        let sideways = sweep % 2 == 0;
+        if sideways {
+            for k in (1..friend_nodes.len()).rev() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                friend_nodes.swap(k, (seed >> 33) as usize % (k + 1));
+            }
+        }
+        let mut changed = false;
+        for (p, current) in friend_nodes {
+            let Some(bound) = bound(judge.goal(), judge.worth(&p)?) else {
+                continue;
+            };
+            let moves = judge.moves(&p);
+            for (i, _) in moves_keeping_goal(judge, &moves, bound)? {
+                if i == usize::from(current) {
+                    continue;
+                }
+                if Instant::now() >= deadline {
+                    break 'search;
+                }
+                let mut fixed = oracle.choices.clone();
+                fixed.insert(p.clone(), Choice::Move(i as u8));
+                trials += 1;
+                let Ok(other) = grow(judge, root, heuristic, None, Some(&fixed), limit) else {
+                    continue;
+                };
+                if other.len() < oracle.len() || (sideways && other.len() == oracle.len()) {
+                    if other.len() < oracle.len() {
+                        kept += 1;
+                        changed = true;
+                    }
+                    oracle = other;
+                    break;
+                }
+            }
+        }
+        idle = if changed { 0 } else { idle + 1 };
+        if idle >= 16 {
+            finished = true;
+            break;
+        }
+    }
+    Ok((
+        oracle,
+        FindReport {
+            attempts,
+            before_search,
+            search_trials: trials,
+            search_kept: kept,
+            search_finished: finished,
+            seconds: start.elapsed().as_secs_f64(),
+        },
+    ))
+}
