@@ -359,9 +359,20 @@ enum OracleCommand {
         /// ./tables).
         #[arg(long)]
         dir: Option<PathBuf>,
-        /// Print JSON.
+        /// Output format (JSON: valid, nodes, friend_nodes, foe_nodes, leaves, depth, fault).
+        #[arg(long, value_enum, default_value = "text")]
+        format: oracle::CheckFormat,
+    },
+    /// The oracle as a tree of SAN moves from its root, to a depth, or as PGN with variations.
+    Show {
+        /// The oracle file.
+        file: PathBuf,
+        /// Plies to show.
+        #[arg(long, default_value = "6")]
+        depth: usize,
+        /// Print PGN (the first reply at each foe node the main line, the others variations).
         #[arg(long)]
-        json: bool,
+        pgn: bool,
     },
     /// The oracle's move in a position (SAN and UCI), if the position is one of its own.
     Play {
@@ -493,7 +504,8 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
         } => freeze::freeze(&problem, dir, format, probe, pgn, quiet),
         Command::Oracle { command } => match command {
             OracleCommand::Build(args) => oracle::build(args),
-            OracleCommand::Check { file, dir, json } => oracle::check(&file, dir, json),
+            OracleCommand::Check { file, dir, format } => oracle::check(&file, dir, format),
+            OracleCommand::Show { file, depth, pgn } => oracle::show(&file, depth, pgn),
             OracleCommand::Play { file, fen } => oracle::play(&file, &fen),
         },
         Command::Perft {

@@ -7,7 +7,9 @@ use retro_engine::notation::notated_moves;
 use retro_format::oracle::{read_oracle, write_oracle, Goal, OracleFile};
 use retro_oracle::{find_oracle, reminder, FindSettings, Judge, Player};
 use retro_rules::{Board, Side};
-use retro_verify::oracle::{check_oracle, OracleReport};
+use retro_verify::oracle::{
+    check_oracle, ordered_moves, replay, NodeKind, OracleError, OracleReport, Replay,
+};
 use retro_verify::Checker;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -58,7 +60,7 @@ pub struct BuildArgs {
     improve: f64,
     /// The most nodes an oracle may have.
     #[arg(long, default_value = "5000000")]
-    limit: usize,
+    max_nodes: usize,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -95,7 +97,7 @@ fn report_json(report: &OracleReport) -> serde_json::Value {
             "table_draw": report.table_draw_leaves,
         },
         "shared_edges": report.shared_edges,
-        "tree_depth_plies": report.tree_depth,
+        "depth": report.tree_depth,
         "longest_path_plies": report.longest_path,
     })
 }
@@ -141,7 +143,7 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     let dir = tables_dir(args.dir);
     let judge = Judge::new(friend, goal, &root, Some(&dir), args.depth);
     let settings = FindSettings {
-        limit: args.limit,
+        limit: args.max_nodes,
         improve_seconds: args.improve,
         ..FindSettings::default()
     };
@@ -232,33 +234,57 @@ fn read(path: &Path) -> Result<OracleFile> {
     Ok(read_oracle(path)?)
 }
 
+/// The output of `retro oracle check`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// Sentences.
+    Text,
+    /// JSON.
+    Json,
+}
+
 /// `retro oracle check`.
-pub fn check(path: &Path, dir: Option<PathBuf>, as_json: bool) -> Result<ExitCode> {
+pub fn check(path: &Path, dir: Option<PathBuf>, format: CheckFormat) -> Result<ExitCode> {
     let file = read(path)?;
     let board = Board::new(usize::from(file.files), usize::from(file.ranks))
         .with_context(|| format!("{}: the board in its header", path.display()))?;
     let dir = tables_dir(dir);
     let start = Instant::now();
-    let report = match check_oracle(&file, &Checker::new(board, &dir)) {
-        Ok(r) => r,
-        Err(e) => bail!("{}: {e}", path.display()),
-    };
+    let checked = check_oracle(&file, &Checker::new(board, &dir));
     let seconds = start.elapsed().as_secs_f64();
     let friend = match file.friend {
         retro_format::oracle::Colour::White => Side::White,
         retro_format::oracle::Colour::Black => Side::Black,
     };
-    if as_json {
-        let mut out = report_json(&report);
+    if let CheckFormat::Json = format {
+        let mut out = match &checked {
+            Ok(report) => report_json(report),
+            Err(_) => json!({}),
+        };
         out["file"] = json!(path.display().to_string());
         out["root"] = json!(file.root);
         out["friend"] = json!(file.friend.name());
         out["goal"] = json!(file.goal.name());
-        out["holds"] = json!(true);
+        out["valid"] = json!(checked.is_ok());
+        out["fault"] = match &checked {
+            Ok(_) => serde_json::Value::Null,
+            Err(OracleError::Fault(f)) => json!({
+                "fen": f.fen, "line": f.line, "problem": f.problem,
+            }),
+            Err(e) => json!({ "fen": null, "line": [], "problem": e.to_string() }),
+        };
         out["seconds"] = json!(seconds);
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(if checked.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
     }
+    let report = match checked {
+        Ok(r) => r,
+        Err(e) => bail!("{}: {e}", path.display()),
+    };
     let claim = match file.goal {
         Goal::Win => format!("{friend} wins"),
         Goal::NotLose => format!("{friend} does not lose"),
@@ -277,6 +303,148 @@ pub fn check(path: &Path, dir: Option<PathBuf>, as_json: bool) -> Result<ExitCod
         );
     }
     println!("checked from the natural model in {seconds:.2} s");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The SAN of a move of the natural model in `p`.
+fn san_of(p: &retro_rules::Position, mv: &retro_rules::Move) -> String {
+    let uci = mv.to_string();
+    engine_position(&p.fen())
+        .ok()
+        .and_then(|(_, geo, fast)| {
+            notated_moves(&geo, &fast)
+                .into_iter()
+                .find(|m| m.uci == uci)
+                .map(|m| m.san)
+        })
+        .unwrap_or(uci)
+}
+
+/// The moves out of a node of the rebuilt graph, with the nodes they reach.
+fn edges(graph: &Replay, k: usize) -> Vec<(retro_rules::Move, usize)> {
+    match &graph.nodes[k].kind {
+        NodeKind::Leaf => Vec::new(),
+        NodeKind::Friend { mv, child } => vec![(*mv, *child)],
+        NodeKind::Foe { children } => ordered_moves(&graph.nodes[k].position)
+            .into_iter()
+            .map(|(m, _)| m)
+            .zip(children.iter().copied())
+            .collect(),
+    }
+}
+
+/// Whether the edge from `k` to `child` is the spanning tree's (else `child` was met before).
+fn is_tree_edge(graph: &Replay, k: usize, child: usize) -> bool {
+    graph.nodes[child].parent.map(|(p, _)| p) == Some(k)
+}
+
+fn tree_lines(graph: &Replay, k: usize, depth: usize, indent: usize, out: &mut Vec<String>) {
+    if depth == 0 {
+        return;
+    }
+    let p = &graph.nodes[k].position;
+    let black = retro_rules::position::to_move(p) == Side::Black;
+    for (mv, child) in edges(graph, k) {
+        let mut line = format!(
+            "{}{}{}",
+            "  ".repeat(indent),
+            if black { "… " } else { "" },
+            san_of(p, &mv)
+        );
+        if !is_tree_edge(graph, k, child) {
+            line.push_str("  (a position met before)");
+            out.push(line);
+            continue;
+        }
+        if matches!(graph.nodes[child].kind, NodeKind::Leaf) {
+            line.push_str("  (leaf)");
+        }
+        out.push(line);
+        tree_lines(graph, child, depth - 1, indent + 1, out);
+    }
+}
+
+/// PGN movetext from node `k` (ply counted from the root), the first edge the main line.
+fn pgn_moves(graph: &Replay, k: usize, ply: usize, depth: usize, numbered: bool) -> String {
+    let all = edges(graph, k);
+    if depth == 0 || all.is_empty() {
+        return String::new();
+    }
+    let p = &graph.nodes[k].position;
+    let black = retro_rules::position::to_move(p) == Side::Black;
+    let number = |force: bool| match (black, force) {
+        (false, _) => format!("{}. ", ply / 2 + 1),
+        (true, true) => format!("{}... ", ply / 2 + 1),
+        (true, false) => String::new(),
+    };
+    let follow = |child: usize| {
+        if is_tree_edge(graph, k, child) {
+            pgn_moves(graph, child, ply + 1, depth - 1, false)
+        } else {
+            String::new()
+        }
+    };
+    let (main_move, main_child) = all[0];
+    let mut text = format!("{}{}", number(numbered), san_of(p, &main_move));
+    for &(mv, child) in &all[1..] {
+        let rest = follow(child);
+        text.push_str(&format!(
+            " ({}{}{}{})",
+            number(true),
+            san_of(p, &mv),
+            if rest.is_empty() { "" } else { " " },
+            rest
+        ));
+    }
+    let rest = if is_tree_edge(graph, k, main_child) {
+        pgn_moves(graph, main_child, ply + 1, depth - 1, all.len() > 1)
+    } else {
+        String::new()
+    };
+    if !rest.is_empty() {
+        text.push(' ');
+        text.push_str(&rest);
+    }
+    text
+}
+
+/// `retro oracle show`.
+pub fn show(path: &Path, depth: usize, pgn: bool) -> Result<ExitCode> {
+    let file = read(path)?;
+    let graph = replay(&file).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let root = &graph.nodes[0].position;
+    // Move numbers count from the root, White's first move being move 1.
+    let first_ply = usize::from(retro_rules::position::to_move(root) == Side::Black);
+    if pgn {
+        let result = match (file.goal, file.friend) {
+            (Goal::Win, retro_format::oracle::Colour::White) => "1-0",
+            (Goal::Win, retro_format::oracle::Colour::Black) => "0-1",
+            _ => "*",
+        };
+        println!("[Event \"retro oracle\"]");
+        println!("[FEN \"{}\"]", root.fen());
+        println!("[SetUp \"1\"]");
+        println!("[Result \"{result}\"]");
+        println!();
+        println!(
+            "{} {result}",
+            pgn_moves(&graph, 0, first_ply, depth, first_ply == 1)
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{}: oracle for {}, goal {}, {} nodes, from {}",
+        path.display(),
+        file.friend.name(),
+        file.goal.name(),
+        graph.nodes.len(),
+        root.fen()
+    );
+    let mut lines = Vec::new();
+    tree_lines(&graph, 0, depth, 0, &mut lines);
+    for line in lines {
+        println!("{line}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

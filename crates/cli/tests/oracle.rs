@@ -33,11 +33,12 @@ fn an_oracle_is_built_checked_and_played() {
     let text = stdout_text(&built);
     assert!(built.status.success(), "{}", stderr_text(&built));
     assert!(text.contains("checked by the kernel's checker"), "{text}");
-    let checked = retro_with_tables(&["oracle", "check", file, "--json"], &tables);
+    let checked = retro_with_tables(&["oracle", "check", file, "--format", "json"], &tables);
     let text = stdout_text(&checked);
     assert!(checked.status.success(), "{}", stderr_text(&checked));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(json["holds"], true);
+    assert_eq!(json["valid"], true);
+    assert_eq!(json["fault"], serde_json::Value::Null);
     assert_eq!(json["longest_path_plies"], 1);
     let played = retro_with_tables(&["oracle", "play", file, fen], &tables);
     assert!(played.status.success(), "{}", stderr_text(&played));
@@ -48,6 +49,35 @@ fn an_oracle_is_built_checked_and_played() {
     );
     assert!(!elsewhere.status.success());
     assert!(stderr_text(&elsewhere).contains("is not one of the oracle's"));
+
+    // A wrong move byte, checksum recomputed: refused in JSON with the position named.
+    let mut wrong = retro_format::oracle::read_oracle(std::path::Path::new(file)).unwrap();
+    wrong.nodes[0] = (wrong.nodes[0] + 1) % 0x7f;
+    let wrong_path = dir.path().join("wrong.oracle");
+    retro_format::oracle::write_oracle(&wrong_path, &wrong).unwrap();
+    let out = retro_with_tables(
+        &[
+            "oracle",
+            "check",
+            wrong_path.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        &tables,
+    );
+    assert!(!out.status.success());
+    let json: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+    assert_eq!(json["valid"], false);
+    assert!(
+        json["fault"]["problem"].as_str().unwrap().len() > 10,
+        "{json}"
+    );
+    let shown = retro_with_tables(&["oracle", "show", file, "--pgn"], &tables);
+    assert!(
+        stdout_text(&shown).contains("1. Rh8# 1-0"),
+        "{}",
+        stdout_text(&shown)
+    );
 
     // Damage: a flipped byte fails the checksum, a cut file its length.
     let mut bytes = std::fs::read(file).unwrap();
