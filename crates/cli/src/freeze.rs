@@ -17,10 +17,44 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// What `retro freeze` is asked.
+#[derive(clap::Args)]
+pub struct FreezeArgs {
+    /// The problem file (TOML; see examples/freezer/).
+    problem: PathBuf,
+    /// The tables directory for look-ups, built there on demand (default: $RETRO_TABLES,
+    /// else ./tables).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FreezeFormat,
+    /// Browse the solved index: report this position (FEN) instead of the start.
+    #[arg(long)]
+    probe: Option<String>,
+    /// Also print the main line as PGN.
+    #[arg(long)]
+    pgn: bool,
+    /// No progress bars.
+    #[arg(long)]
+    quiet: bool,
+    /// Export the start position's result as an oracle file (a certificate the kernel's
+    /// checker confirms): only a proof can be exported; the tables look-ups read are
+    /// verified first where they have no certificate.
+    #[arg(long)]
+    oracle: Option<PathBuf>,
+    /// Keep the solved index in DIR (PROBLEM's stem, `.freeze`); a later run of the same
+    /// problem file with `--save DIR` reads it instead of solving (`--probe` browses it).
+    #[arg(long)]
+    save: Option<PathBuf>,
+}
+
 /// Output format of `retro freeze`.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FreezeFormat {
+    /// Sentences.
     Text,
+    /// JSON.
     Json,
 }
 
@@ -72,14 +106,18 @@ struct Shown {
     exit: Option<String>,
 }
 
-pub fn freeze(
-    path: &Path,
-    dir: Option<PathBuf>,
-    format: FreezeFormat,
-    probe: Option<String>,
-    pgn: bool,
-    quiet: bool,
-) -> Result<ExitCode> {
+pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
+    let FreezeArgs {
+        problem: problem_file,
+        dir,
+        format,
+        probe,
+        pgn,
+        quiet,
+        oracle,
+        save,
+    } = args;
+    let path = problem_file.as_path();
     let start_time = Instant::now();
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the problem file {}", path.display()))?;
@@ -104,9 +142,33 @@ pub fn freeze(
         quiet,
         bar: Mutex::new(None),
     };
-    let analysis = Analysis::solve(&problem, &tables, &bars)
-        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let saved_path = save
+        .as_deref()
+        .map(|d| retro_freezer::saved::saved_path(d, path));
+    let loaded = match &saved_path {
+        Some(file) => retro_freezer::saved::load(&problem, &tables, &text, file)?,
+        None => None,
+    };
+    let reused = loaded.is_some();
+    let analysis = match loaded {
+        Some(a) => a,
+        None => Analysis::solve(&problem, &tables, &bars)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?,
+    };
     bars.done();
+    if let (Some(file), false) = (&saved_path, reused) {
+        retro_freezer::saved::save(&analysis, &text, file)?;
+    }
+    let saved_note = saved_path.as_ref().map(|file| {
+        if reused {
+            format!(
+                "the analysis saved in {} (not solved again)",
+                file.display()
+            )
+        } else {
+            format!("saved to {}", file.display())
+        }
+    });
     let seconds = start_time.elapsed().as_secs_f64();
 
     let (position, label) = match &probe {
@@ -150,8 +212,22 @@ pub fn freeze(
         .max();
     let assumptions = analysis.assumptions();
     let relevant = relevant_assumptions(verdict, to_move, &assumptions);
+    let exported = oracle.as_deref().map(|out| {
+        export(
+            &analysis,
+            &needed,
+            &dir,
+            out,
+            quiet,
+            format == FreezeFormat::Text,
+        )
+    });
     let peak = peak_memory_mib();
     let size = analysis.space().size();
+    let exit = match &exported {
+        Some(Err(_)) => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    };
 
     if format == FreezeFormat::Json {
         let (value, dtm) = match verdict {
@@ -183,11 +259,24 @@ pub fn freeze(
                 "longest_win_plies": c.longest_win.map(|l| l.0), "longest_loss_plies": c.longest_loss.map(|l| l.0),
             }))).collect::<serde_json::Map<_, _>>(),
             "depth_passes": analysis.depth_passes(),
+            "saved": saved_path.as_ref().map(|f| f.display().to_string()),
+            "reused_saved": reused,
             "seconds": seconds,
             "peak_bytes": peak.map(|m| (m * 1024.0 * 1024.0) as u64),
+            "oracle": match &exported {
+                None => serde_json::Value::Null,
+                Some(Ok(e)) => json!({
+                    "file": e.file.display().to_string(), "valid": true, "nodes": e.nodes,
+                    "friend": e.friend, "goal": e.goal, "tables": e.tables,
+                }),
+                Some(Err(e)) => json!({ "valid": false, "error": format!("{e:#}") }),
+            },
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
+        if let Some(Err(e)) = &exported {
+            eprintln!("error: no oracle written: {e:#}");
+        }
+        return Ok(exit);
     }
 
     if let Some(title) = &problem.title {
@@ -255,11 +344,95 @@ pub fn freeze(
         "Time: {seconds:.2} s{}",
         peak.map_or(String::new(), |m| format!("; peak memory {m:.0} MiB"))
     );
+    if let Some(note) = &saved_note {
+        println!("Database: {note}");
+    }
+    match &exported {
+        Some(Ok(e)) => println!(
+            "Oracle: {} — a certificate that {} {} from the start, {} nodes ({} bytes), confirmed by the kernel's oracle checker{}",
+            e.file.display(),
+            e.friend,
+            if e.goal == "win" { "wins" } else { "does not lose" },
+            e.nodes,
+            e.bytes,
+            if e.tables.is_empty() {
+                String::new()
+            } else {
+                format!("; its leaves read the certified tables {}", e.tables.join(", "))
+            }
+        ),
+        Some(Err(e)) => eprintln!("error: no oracle written: {e:#}"),
+        None => {}
+    }
     if pgn && !line.is_empty() {
         println!();
         print!("{}", pgn_text(&problem, &position, verdict, &line));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit)
+}
+
+/// An oracle written from a Freezer result.
+struct Exported {
+    file: PathBuf,
+    nodes: usize,
+    bytes: usize,
+    friend: &'static str,
+    goal: &'static str,
+    tables: Vec<String>,
+}
+
+/// Certifies the tables the look-ups read (checking those without a certificate that still
+/// holds), exports the start position's result as an oracle, writes it and confirms it with
+/// the kernel's oracle checker.
+fn export(
+    analysis: &Analysis<'_>,
+    needed: &[retro_engine::Material],
+    dir: &Path,
+    out: &Path,
+    quiet: bool,
+    text: bool,
+) -> Result<Exported> {
+    let board = analysis.problem().geo.board();
+    if !needed.is_empty() {
+        let checker = retro_verify::Checker::new(board, dir);
+        let names: Vec<String> = needed.iter().map(|m| m.to_string()).collect();
+        let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+        let mut lines: Vec<u8> = Vec::new();
+        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut lines)?;
+        if text {
+            eprint!("{}", String::from_utf8_lossy(&lines));
+        }
+        if checked.failed > 0 {
+            return Err(anyhow!(
+                "{} of the tables the look-ups read fail verification",
+                checked.failed
+            ));
+        }
+    }
+    let settings = retro_oracle::FindSettings {
+        improve_seconds: 5.0,
+        ..retro_oracle::FindSettings::default()
+    };
+    let (file, _) = retro_freezer::export_oracle(analysis, dir, &settings)?;
+    retro_format::oracle::write_oracle(out, &file)?;
+    let report = retro_verify::oracle::check_oracle(&file, &retro_verify::Checker::new(board, dir))
+        .with_context(|| {
+            format!(
+                "the oracle written to {} does not pass the checker",
+                out.display()
+            )
+        })?;
+    Ok(Exported {
+        file: out.to_path_buf(),
+        nodes: report.nodes,
+        bytes: file.to_bytes().len(),
+        friend: match file.friend {
+            retro_format::oracle::Colour::White => "White",
+            retro_format::oracle::Colour::Black => "Black",
+        },
+        goal: file.goal.name(),
+        tables: file.tables.iter().map(|t| t.material.clone()).collect(),
+    })
 }
 
 fn side_name(s: Side) -> &'static str {

@@ -104,26 +104,7 @@ enum Command {
     },
     /// The Endgame Freezer: solve a problem file (a position, the squares each man may use,
     /// and rules valuing every way out) by retrograde analysis over that restricted index.
-    Freeze {
-        /// The problem file (TOML; see examples/freezer/).
-        problem: PathBuf,
-        /// The tables directory for look-ups, built there on demand (default: $RETRO_TABLES,
-        /// else ./tables).
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "text")]
-        format: freeze::FreezeFormat,
-        /// Browse the solved index: report this position (FEN) instead of the start.
-        #[arg(long)]
-        probe: Option<String>,
-        /// Also print the main line as PGN.
-        #[arg(long)]
-        pgn: bool,
-        /// No progress bars.
-        #[arg(long)]
-        quiet: bool,
-    },
+    Freeze(freeze::FreezeArgs),
     /// Oracles: proof certificates that a position is won or not lost, built, checked from the
     /// natural model alone, and played.
     Oracle {
@@ -494,14 +475,7 @@ fn main() -> ExitCode {
 fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
     match command {
         Command::Show { fen, json } => show::show(&fen, json),
-        Command::Freeze {
-            problem,
-            dir,
-            format,
-            probe,
-            pgn,
-            quiet,
-        } => freeze::freeze(&problem, dir, format, probe, pgn, quiet),
+        Command::Freeze(args) => freeze::freeze(args),
         Command::Oracle { command } => match command {
             OracleCommand::Build(args) => oracle::build(args),
             OracleCommand::Check { file, dir, format } => oracle::check(&file, dir, format),

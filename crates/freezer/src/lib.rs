@@ -6,13 +6,17 @@
 //!
 //! Owns: the problem file ([`problem`]) and the analysis ([`solve`]): values with depths where
 //! every deciding leaf is a mate or a look-up, wins and losses "by rule" where a fixed value
-//! decides, the assumptions a result rests on, and the best moves.
+//! decides, the assumptions a result rests on, the best moves, and a proof's export as an
+//! oracle ([`export`]), and solved indexes kept on disk ([`saved`]).
 //! Must never: be trusted as a checker (it is on the fast side), or pretend to a depth a fixed
 //! rule decides.
 
+pub mod export;
 pub mod problem;
+pub mod saved;
 pub mod solve;
 
+pub use export::{export_oracle, ExportError};
 pub use problem::{FreezerPosition, Outcome, Problem, ProblemError, RuleValue};
 pub use solve::{
     tables_needed, Analysis, Assumption, FreezeError, Observer, SideCounts, Silent, Space, Step,

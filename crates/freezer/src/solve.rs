@@ -173,6 +173,14 @@ pub enum FreezeError {
     /// A value too deep for the work codes.
     #[error("a depth beyond {MAX_PLIES} plies")]
     TooDeep,
+    /// A saved analysis cannot be written or read.
+    #[error("{}: {what}", path.display())]
+    Saved {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        what: String,
+    },
 }
 
 /// Reports progress.
@@ -513,7 +521,47 @@ impl<'a> Analysis<'a> {
         analysis.init(observer)?;
         analysis.depths(observer)?;
         analysis.rules(observer);
+        // The work counters and flags are not needed once every value is known.
+        analysis.counts = [Vec::new(), Vec::new()];
+        analysis.flags = [Vec::new(), Vec::new()];
         Ok(analysis)
+    }
+
+    /// An analysis of `problem` from saved values: each side's codes, the rule hits and the
+    /// number of depth passes (see [`crate::saved`]).
+    pub(crate) fn from_parts(
+        problem: &'a Problem,
+        tables: &'a Tablebase,
+        codes: [Vec<u16>; 2],
+        hits: Vec<[u64; 3]>,
+        depths: u32,
+    ) -> Result<Analysis<'a>, FreezeError> {
+        Ok(Analysis {
+            problem,
+            tables,
+            space: Space::new(problem)?,
+            codes: codes.map(|c| c.into_iter().map(AtomicU16::new).collect()),
+            counts: [Vec::new(), Vec::new()],
+            flags: [Vec::new(), Vec::new()],
+            hits: hits.into_iter().map(|h| h.map(AtomicU64::new)).collect(),
+            depths,
+        })
+    }
+
+    /// The saved form: each side's codes, the rule hits and the number of depth passes.
+    pub(crate) fn parts(&self) -> ([Vec<u16>; 2], Vec<[u64; 3]>, u32) {
+        let codes = [0, 1].map(|x| {
+            self.codes[x]
+                .iter()
+                .map(|c| c.load(Ordering::Relaxed))
+                .collect()
+        });
+        let hits = self
+            .hits
+            .iter()
+            .map(|h| [0, 1, 2].map(|k| h[k].load(Ordering::Relaxed)))
+            .collect();
+        (codes, hits, self.depths)
     }
 
     fn position(&self, squares: &[Sq], x: usize) -> Option<FreezerPosition> {

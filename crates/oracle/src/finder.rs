@@ -4,7 +4,7 @@
 //!
 //! Owns: [`Oracle`], [`Heuristic`], [`grow`], [`find_oracle`], [`FindReport`].
 //!
-//! A friend move keeps the goal when the position it reaches is worth the goal ([`Judge`]); for
+//! A friend move keeps the goal when the position it reaches is worth the goal ([`Knowledge`]); for
 //! goal *win* it must also reach a win in fewer plies than the position's own, so every path
 //! shortens the win and the oracle has no cycle. Among those moves the finder prefers, in an
 //! order each [`Heuristic`] sets: a position already in the oracle (a transposition costs no
@@ -13,7 +13,7 @@
 //! among the foe's replies, the quickest win. [`find_oracle`] grows one oracle per heuristic,
 //! then grows them again preferring the best one's positions, while that makes it smaller.
 
-use crate::judge::{Judge, Worth};
+use crate::judge::{Knowledge, Worth};
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
 use retro_rules::position::to_move;
@@ -125,7 +125,7 @@ fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
 /// The moves (by number) that keep the goal from a friend node whose bound is `limit_plies`,
 /// each with the plies of the win it reaches (0 for a draw).
 fn moves_keeping_goal(
-    judge: &Judge,
+    judge: &dyn Knowledge,
     moves: &[(retro_rules::Move, Position)],
     limit_plies: u32,
 ) -> Result<Vec<(usize, u32)>, OracleBuildError> {
@@ -145,7 +145,7 @@ fn moves_keeping_goal(
 /// `fixed` gives it if that keeps the goal, otherwise the one `heuristic` prefers (positions of
 /// `prior` before others); gives up past `limit` nodes.
 pub fn grow(
-    judge: &Judge,
+    judge: &dyn Knowledge,
     root: &Position,
     heuristic: Heuristic,
     prior: Option<&HashSet<Position>>,
@@ -313,7 +313,7 @@ pub struct FindReport {
 /// the smallest so far, for at most `settings.rounds` further rounds or until none is smaller;
 /// then improves the smallest by local search for at most `settings.improve_seconds`.
 pub fn find_oracle(
-    judge: &Judge,
+    judge: &dyn Knowledge,
     root: &Position,
     settings: &FindSettings,
 ) -> Result<(Oracle, FindReport), OracleBuildError> {

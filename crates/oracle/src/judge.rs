@@ -3,7 +3,8 @@
 //! root's own material (a guide, never a leaf), from the bare kings' draw, or from a bounded
 //! AND/OR search whose leaves are the former.
 //!
-//! Owns: [`Judge`], [`Worth`].
+//! Owns: [`Knowledge`] (what any source of values tells the builder), [`Judge`] (the tables'
+//! and the search's knowledge), [`Worth`].
 
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
@@ -39,6 +40,45 @@ impl Worth {
             Goal::Win => matches!(self, Worth::Win(_)),
             Goal::NotLose => self != Worth::Loss,
         }
+    }
+}
+
+/// What the builder needs to know of positions, from whatever source (tables and search: a
+/// [`Judge`]; the Freezer's analysis).
+pub trait Knowledge {
+    /// The side the oracle plays for.
+    fn friend(&self) -> Side;
+    /// What every leaf must be.
+    fn goal(&self) -> Goal;
+    /// The legal moves of `p` in the checker's order ([`ordered_moves`]).
+    fn moves(&self, p: &Position) -> Rc<Moves>;
+    /// If `p` is a leaf (a status the checker can settle), its worth for the friend side.
+    fn leaf(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError>;
+    /// What `p` is worth for the friend side, if known; a win's plies must fall strictly along
+    /// every move the oracle keeps (leaves count 0).
+    fn worth(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError>;
+    /// The tables leaves have read (material, body hash).
+    fn used_tables(&self) -> Vec<(String, [u8; 32])>;
+}
+
+impl Knowledge for Judge {
+    fn friend(&self) -> Side {
+        self.friend
+    }
+    fn goal(&self) -> Goal {
+        self.goal
+    }
+    fn moves(&self, p: &Position) -> Rc<Moves> {
+        Judge::moves(self, p)
+    }
+    fn leaf(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError> {
+        Judge::leaf(self, p)
+    }
+    fn worth(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError> {
+        Judge::worth(self, p)
+    }
+    fn used_tables(&self) -> Vec<(String, [u8; 32])> {
+        Judge::used_tables(self)
     }
 }
 

@@ -13,7 +13,7 @@ pub mod player;
 pub mod reminder;
 
 pub use finder::{find_oracle, FindReport, FindSettings, Oracle};
-pub use judge::{Judge, Worth};
+pub use judge::{Judge, Knowledge, Moves, Worth};
 pub use player::Player;
 pub use retro_format::oracle::Goal;
 

@@ -1,0 +1,104 @@
+//! `retro freeze` end to end: JSON, a saved index read back, an exported oracle, and clear
+//! errors (with the problem file's line) for bad problems, nothing written.
+
+mod common;
+
+use common::{retro_with_tables, stderr_text, stdout_text};
+
+/// KRvK with the rook kept to the a- and b-files: White still mates.
+const ROOK_ON_TWO_FILES: &str = r#"
+title = "KRvK, the rook on the a- and b-files"
+fen = "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
+
+[[man]]
+on = "b2"
+squares = ["a1-b8"]
+elsewhere = "loss"
+"#;
+
+#[test]
+fn a_problem_is_solved_saved_and_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = dir.path().join("rook.toml");
+    std::fs::write(&problem, ROOK_ON_TWO_FILES).unwrap();
+    let problem = problem.to_str().unwrap();
+    let tables = dir.path().join("tables");
+    let save = dir.path().join("saved");
+    let oracle = dir.path().join("rook.oracle");
+    let args = [
+        "freeze",
+        problem,
+        "--format",
+        "json",
+        "--quiet",
+        "--save",
+        save.to_str().unwrap(),
+        "--oracle",
+        oracle.to_str().unwrap(),
+    ];
+    let out = retro_with_tables(&args, &tables);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+    // 16 rook squares × 64 × 64 king placements.
+    assert_eq!(json["entries_per_side"], 16 * 64 * 64);
+    assert_eq!(json["start"]["value"], "win");
+    assert!(json["start"]["dtm"].as_u64().unwrap() % 2 == 1);
+    assert_eq!(json["start"]["proof"], true);
+    assert_eq!(json["reused_saved"], false);
+    assert_eq!(json["oracle"]["valid"], true);
+    assert!(json["peak_bytes"].as_u64().unwrap() > 0);
+
+    let again = retro_with_tables(&args[..7], &tables);
+    let json2: serde_json::Value = serde_json::from_str(&stdout_text(&again)).unwrap();
+    assert_eq!(json2["reused_saved"], true);
+    assert_eq!(json2["start"], json["start"]);
+
+    let checked = retro_with_tables(&["oracle", "check", oracle.to_str().unwrap()], &tables);
+    assert!(checked.status.success(), "{}", stderr_text(&checked));
+    assert!(stdout_text(&checked).contains("White wins"));
+}
+
+#[test]
+fn bad_problems_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("fen = \"not a fen\"\n", "line 1"),
+        (
+            "fen = \"8/8/8/8/8/2k5/1R6/K7 w - - 0 1\"\n[[man]]\non = \"e4\"\nsquares = [\"all\"]\nelsewhere = \"loss\"\n",
+            "line 3: no man stands on e4",
+        ),
+        (
+            "fen = \"8/8/8/8/8/2k5/1R6/K7 w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"z9\"]\nelsewhere = \"loss\"\n",
+            "z9",
+        ),
+        (
+            "fen = \"8/8/8/8/8/2k5/1R6/K7 w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"a1-a8\"]\nelsewhere = \"loss\"\n",
+            "b2",
+        ),
+    ];
+    let save = dir.path().join("saved");
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let file = dir.path().join(format!("bad{i}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let out = retro_with_tables(
+            &[
+                "freeze",
+                file.to_str().unwrap(),
+                "--quiet",
+                "--save",
+                save.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        assert!(!out.status.success(), "{text}");
+        assert!(
+            stderr_text(&out).contains(expected),
+            "{text}: {}",
+            stderr_text(&out)
+        );
+    }
+    assert!(!save.exists(), "nothing written");
+    let missing = retro_with_tables(&["freeze", "/nonexistent/problem.toml"], dir.path());
+    assert!(!missing.status.success());
+    assert!(stderr_text(&missing).contains("/nonexistent/problem.toml"));
+}
