@@ -105,6 +105,26 @@ enum Command {
     /// The Endgame Freezer: solve a problem file (a position, the squares each man may use,
     /// and rules valuing every way out) by retrograde analysis over that restricted index.
     Freeze(freeze::FreezeArgs),
+    /// Serve the tables in a browser and as a JSON API (the Lichess tablebase shape): the
+    /// position page at /, /api/probe, /api/line, /api/stats/MATERIAL, /api/strategy/krk.
+    Serve {
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// Instead of serving: a bounded load test on a free loopback port (the 3- and 4-man
+        /// tables it probes are built in DIR if missing), then report and stop.
+        #[arg(long)]
+        load_test: bool,
+        /// Load test: concurrent clients.
+        #[arg(long, default_value = "16", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        clients: u16,
+        /// Load test: seconds.
+        #[arg(long, default_value = "10")]
+        seconds: u64,
+    },
     /// Oracles: proof certificates that a position is won or not lost, built, checked from the
     /// natural model alone, and played.
     Oracle {
@@ -476,6 +496,29 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
     match command {
         Command::Show { fen, json } => show::show(&fen, json),
         Command::Freeze(args) => freeze::freeze(args),
+        Command::Serve {
+            dir,
+            addr,
+            load_test,
+            clients,
+            seconds,
+        } => {
+            let dir = tables::tables_dir(dir);
+            if load_test {
+                return serve_load_test(&dir, usize::from(clients), seconds);
+            }
+            let runtime =
+                tokio::runtime::Runtime::new().context("starting the server's runtime")?;
+            runtime
+                .block_on(retro_server::serve(addr, dir.clone(), true, |bound| {
+                    println!(
+                        "serving the tables in {} on http://{bound}/ (Ctrl-C stops)",
+                        dir.display()
+                    );
+                }))
+                .with_context(|| format!("serving on {addr}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Oracle { command } => match command {
             OracleCommand::Build(args) => oracle::build(args),
             OracleCommand::Check { file, dir, format } => oracle::check(&file, dir, format),
@@ -725,4 +768,71 @@ fn selfcheck_command(
         }
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// `retro serve --load-test`: the server on a free loopback port, `clients` threads probing
+/// 3- and 4-man positions for `seconds`, then throughput and latency.
+fn serve_load_test(dir: &std::path::Path, clients: usize, seconds: u64) -> Result<ExitCode> {
+    const FENS: [&str; 8] = [
+        "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
+        "8/8/8/8/8/8/1Rk5/K7 b - - 0 1",
+        "8/8/2k5/8/8/8/8/3QK3 w - - 0 1",
+        "8/8/3k4/8/8/8/8/3QK3 b - - 0 1",
+        "3r4/8/2k5/8/8/8/8/3QK3 w - - 0 1",
+        "8/3r4/8/2k5/8/8/5Q2/6K1 b - - 0 1",
+        "8/8/2k5/8/8/8/1r6/R3K3 w - - 0 1",
+        "r7/8/2k5/8/8/8/8/R3K3 b - - 0 1",
+    ];
+    let materials: Vec<retro_engine::Material> = ["KRvK", "KQvK", "KQvKR", "KRvKR"]
+        .iter()
+        .map(|m| retro_engine::Material::parse(m).expect("a material"))
+        .collect();
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    retro_gen::Builder::new(Board::STANDARD, dir)
+        .build(&materials, &retro_gen::Silent)
+        .context("building the tables the load test probes")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let served = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Runtime::new() else {
+            return;
+        };
+        let _ = runtime.block_on(retro_server::serve(
+            "127.0.0.1:0".parse().expect("an address"),
+            served,
+            false,
+            move |addr| {
+                let _ = tx.send(addr);
+            },
+        ));
+    });
+    let addr = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .context("the server did not start")?;
+    let fens: Vec<String> = FENS.iter().map(|f| f.to_string()).collect();
+    println!(
+        "load test: {clients} clients probing http://{addr}/api/probe for {seconds} s (request log off)"
+    );
+    let report = retro_server::load::load_test(
+        addr,
+        &fens,
+        clients,
+        std::time::Duration::from_secs(seconds),
+    );
+    println!(
+        "{} requests in {:.1} s: {:.0} requests/s; {} failed; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        report.ok + report.failed,
+        report.seconds,
+        report.throughput(),
+        report.failed,
+        report.p50_ms,
+        report.p90_ms,
+        report.p99_ms,
+        report.max_ms
+    );
+    Ok(if report.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

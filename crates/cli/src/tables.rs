@@ -6,10 +6,10 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use retro_engine::{Geometry, Material, Position};
 use retro_gen::{BuildReport, Builder, Observer, Phase};
 use retro_rules::{Board, Side};
-use retro_tablebase::probe::{category, describe, signed_dtm};
+use retro_tablebase::probe::describe;
+use retro_tablebase::report::{move_result, numbered, pgn_text, probe_json, stats_json};
 use retro_tablebase::stats::{material_stats, MaterialStats};
-use retro_tablebase::{table1, RatedMove, Tablebase, Value};
-use serde_json::json;
+use retro_tablebase::{table1, Tablebase};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -181,50 +181,6 @@ pub(crate) fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geome
     Ok((natural, geo, fast))
 }
 
-/// What a move does, from the mover's side: "mate in 15 (29 plies)", "draw", "loses, mated in
-/// 12 (24 plies)".
-fn move_result(m: &RatedMove) -> String {
-    match m.value {
-        Value::Loss(0) => "checkmate".to_string(),
-        Value::Loss(n) => format!("mate in {} ({} plies)", (n + 2) / 2, n + 1),
-        Value::Win(n) => format!("loses, mated in {} ({} plies)", n.div_ceil(2), n + 1),
-        _ if m.stalemate => "draw (stalemate)".to_string(),
-        _ => "draw".to_string(),
-    }
-}
-
-fn move_json(m: &RatedMove) -> serde_json::Value {
-    json!({
-        "uci": m.uci,
-        "san": m.san,
-        "category": category(m.value),
-        "dtm": signed_dtm(m.value),
-        "checkmate": m.checkmate,
-        "stalemate": m.stalemate,
-    })
-}
-
-/// SAN of a line with move numbers, starting with `first` to move.
-fn numbered(line: &[RatedMove], first: Side, fullmove: u32) -> String {
-    let mut text = String::new();
-    let mut number = fullmove;
-    let mut side = first;
-    for (i, m) in line.iter().enumerate() {
-        if side == Side::White {
-            text.push_str(&format!("{number}. "));
-        } else if i == 0 {
-            text.push_str(&format!("{number}... "));
-        }
-        text.push_str(&m.san);
-        text.push(' ');
-        if side == Side::Black {
-            number += 1;
-        }
-        side = retro_rules::opponent(side);
-    }
-    text.trim_end().to_string()
-}
-
 pub fn probe(
     fen: &str,
     dir: Option<PathBuf>,
@@ -232,7 +188,7 @@ pub fn probe(
     line: bool,
     pgn: bool,
 ) -> Result<ExitCode> {
-    let (natural, geo, position) = engine_position(fen)?;
+    let (natural, _, position) = engine_position(fen)?;
     let tb = Tablebase::new(natural.board(), tables_dir(dir));
     let stm = position.side_to_move();
     let value = tb
@@ -244,22 +200,8 @@ pub fn probe(
     } else {
         Vec::new()
     };
-    let checkmate = position.is_checkmate(&geo);
-    let stalemate = position.is_stalemate(&geo);
     if as_json {
-        let mut out = json!({
-            "fen": natural.fen(),
-            "material": position.material().to_string(),
-            "board": natural.board().to_string(),
-            "category": category(value),
-            "dtm": signed_dtm(value),
-            "checkmate": checkmate,
-            "stalemate": stalemate,
-            "moves": moves.iter().map(move_json).collect::<Vec<_>>(),
-        });
-        if line {
-            out["line"] = json!(best.iter().map(|m| m.uci.clone()).collect::<Vec<_>>());
-        }
+        let out = probe_json(&tb, &natural, &position, line)?;
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -289,44 +231,6 @@ pub fn probe(
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn pgn_text(natural: &retro_rules::Position, value: Value, line: &[RatedMove]) -> String {
-    let stm = retro_rules::position::to_move(natural);
-    let result = match value {
-        Value::Win(_) if stm == Side::White => "1-0",
-        Value::Loss(_) if stm == Side::Black => "1-0",
-        Value::Win(_) | Value::Loss(_) => "0-1",
-        _ => "1/2-1/2",
-    };
-    let board = natural.board();
-    let mut text = String::new();
-    for (tag, val) in [
-        ("Event", "retro best line".to_string()),
-        ("Site", "?".to_string()),
-        ("Date", "????.??.??".to_string()),
-        ("Round", "-".to_string()),
-        ("White", "?".to_string()),
-        ("Black", "?".to_string()),
-        ("Result", result.to_string()),
-        ("SetUp", "1".to_string()),
-        ("FEN", natural.fen()),
-    ] {
-        text.push_str(&format!("[{tag} \"{val}\"]\n"));
-    }
-    if board != Board::STANDARD {
-        text.push_str(&format!("[Board \"{board}\"]\n"));
-    }
-    text.push_str(&format!("[Annotator \"{}\"]\n", describe(stm, value)));
-    text.push('\n');
-    let moves = numbered(line, stm, 1);
-    text.push_str(&moves);
-    if !moves.is_empty() {
-        text.push(' ');
-    }
-    text.push_str(result);
-    text.push('\n');
-    text
 }
 
 /// The canonical materials of the tables in `dir` for `board`.
@@ -383,7 +287,9 @@ pub fn stats(
         StatsFormat::Tsv => print!("{}", stats_tsv(&all, board)),
         StatsFormat::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&stats_json(&all, board))?
+            serde_json::to_string_pretty(&serde_json::Value::Array(
+                all.iter().map(|m| stats_json(m, board)).collect()
+            ))?
         ),
         StatsFormat::Table => print!("{}", stats_table(&all, board)),
     }
@@ -435,37 +341,6 @@ pub fn stats_tsv(all: &[MaterialStats], board: Board) -> String {
         }
     }
     text
-}
-
-fn stats_json(all: &[MaterialStats], board: Board) -> serde_json::Value {
-    let side = |s: &retro_tablebase::stats::SideStats| {
-        let counts =
-            |c: retro_tablebase::stats::Counts| json!({ "raw": c.raw, "unique": c.unique });
-        json!({
-            "legal": counts(s.legal),
-            "win": counts(s.win),
-            "draw": counts(s.draw),
-            "loss": counts(s.loss),
-            "longest_win": s.longest_win.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n.div_ceil(2), "fen": f })),
-            "longest_loss": s.longest_loss.as_ref().map(|(n, f)| json!({ "plies": n, "moves": n / 2, "fen": f })),
-            "positions_by_plies": s.by_plies.iter().map(|(n, c)| json!({ "plies": n, "raw": c.raw, "unique": c.unique })).collect::<Vec<_>>(),
-            "en_passant": {
-                "legal": counts(s.en_passant.legal),
-                "win": counts(s.en_passant.win),
-                "draw": counts(s.en_passant.draw),
-                "loss": counts(s.en_passant.loss),
-            },
-        })
-    };
-    json!(all
-        .iter()
-        .map(|m| json!({
-            "material": m.material.to_string(),
-            "board": board.to_string(),
-            "white_to_move": side(m.side(Side::White)),
-            "black_to_move": side(m.side(Side::Black)),
-        }))
-        .collect::<Vec<_>>())
 }
 
 fn stats_table(all: &[MaterialStats], board: Board) -> String {

@@ -7,7 +7,7 @@ use retro_engine::{Material, Position};
 use retro_format::oracle::{Colour, Goal};
 use retro_format::Value;
 use retro_freezer::{export_oracle, saved};
-use retro_freezer::{tables_needed, Analysis, Problem, Silent, Verdict};
+use retro_freezer::{tables_needed, Analysis, Problem, Silent, Step, Verdict};
 use retro_gen::Builder;
 use retro_oracle::FindSettings;
 use retro_rules::{Board, Piece, Side};
@@ -261,4 +261,54 @@ fn an_unrestricted_problem_is_its_table() {
         }
     }
     assert!(compared > 300_000, "{compared}");
+}
+
+/// Section 3.1's shape: six men, the f4 and f5 pawns blocked, every capture looked up in a
+/// five-man table. The value of each capture out of the index, for a sample of positions,
+/// is the five-man table's value of the position it reaches. Needs the five-man tables:
+/// `RETRO_TABLES=DIR cargo test --release -p retro-freezer -- --ignored` (built there if
+/// missing).
+#[test]
+#[ignore]
+fn blocked_pawns_against_the_five_man_tables() {
+    let dir = PathBuf::from(
+        std::env::var_os("RETRO_TABLES").expect("RETRO_TABLES names a tables directory"),
+    );
+    let problem = example("blocked-pawns.toml");
+    build(&dir, &tables_needed(&problem).unwrap());
+    let tables = Tablebase::new(Board::STANDARD, &dir);
+    let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
+    let start = analysis.index_of(&problem.start).unwrap();
+    let value = analysis.verdict(Side::White, start).unwrap();
+    assert!(matches!(value, Verdict::Win(Some(_))), "{value:?}");
+    let geo = &problem.geo;
+    let mut compared = 0;
+    for side in [Side::White, Side::Black] {
+        for index in (0..analysis.space().size()).step_by(997) {
+            let Some(pos) = analysis.position_at(side, index) else {
+                continue;
+            };
+            for (mv, step, _) in analysis.rated_moves(side, index).unwrap() {
+                let Step::Exits(exit, None) = step else {
+                    continue;
+                };
+                let after: Position = pos
+                    .resized::<8>()
+                    .unwrap()
+                    .play(geo, &mv)
+                    .resized()
+                    .unwrap();
+                let expected = match tables.value(&after).unwrap() {
+                    Value::Win(n) => Verdict::Win(Some(n)),
+                    Value::Loss(n) => Verdict::Loss(Some(n)),
+                    Value::Draw => Verdict::Draw,
+                    Value::Illegal => panic!("a legal capture the table calls illegal"),
+                };
+                assert_eq!(exit, expected, "{}", after.to_natural(geo).fen());
+                compared += 1;
+            }
+        }
+    }
+    eprintln!("{value:?}; {compared} captures compared with the five-man tables");
+    assert!(compared > 1000, "{compared}");
 }

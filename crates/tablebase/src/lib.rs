@@ -7,6 +7,7 @@
 //! `retro-verify`).
 
 pub mod probe;
+pub mod report;
 pub mod stats;
 pub mod table1;
 

@@ -1,0 +1,211 @@
+//! The JSON API: probe, best line, statistics, the KRK strategy — in the shape `retro probe
+//! --json` prints (the Lichess tablebase API's). Bad input is answered 400 with the message the
+//! command line prints; a table that is not built, 404 with the command that builds it.
+//!
+//! Owns: the handlers and [`ApiError`].
+
+use crate::AppState;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use retro_engine::{Geometry, Material, Position};
+use retro_rules::fen::Setup;
+use retro_rules::Board;
+use retro_strategy::{Krk, Strategy};
+use retro_tablebase::report::{pgn_text, probe_json, stats_json};
+use retro_tablebase::stats::material_stats;
+use retro_tablebase::{ProbeError, Tablebase};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// An answer that is not a success.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400: the request is wrong (the message says how).
+    BadRequest(String),
+    /// 404: no such table or page (the message says how to build it).
+    NotFound(String),
+    /// 500: a table file is damaged, or the work failed.
+    Internal(String),
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            ApiError::Internal(m) => (StatusCode::INTERNAL_SERVER_ERROR, m),
+        };
+        (status, Json(json!({ "error": message }))).into_response()
+    }
+}
+
+impl From<ProbeError> for ApiError {
+    fn from(e: ProbeError) -> ApiError {
+        match e {
+            ProbeError::NoTable { .. } => ApiError::NotFound(e.to_string()),
+            ProbeError::Unsupported { .. } => ApiError::BadRequest(e.to_string()),
+            _ => ApiError::Internal(e.to_string()),
+        }
+    }
+}
+
+/// `?fen=…`.
+#[derive(Deserialize)]
+pub struct FenQuery {
+    fen: Option<String>,
+}
+
+fn required_fen(fen: Option<String>) -> Result<String, ApiError> {
+    fen.filter(|f| !f.trim().is_empty())
+        .ok_or_else(|| ApiError::BadRequest("the query needs a position: ?fen=…".into()))
+}
+
+/// A legal position from FEN, for the natural model and the engine.
+fn position(fen: &str) -> Result<(retro_rules::Position, Position), ApiError> {
+    let setup = Setup::parse(fen).map_err(|e| ApiError::BadRequest(format!("invalid FEN: {e}")))?;
+    let natural = retro_rules::Position::from_setup(&setup)
+        .map_err(|e| ApiError::BadRequest(format!("'{fen}' is an {e}")))?;
+    let geo = Geometry::new(natural.board());
+    let fast = Position::from_natural(&geo, &natural)
+        .map_err(|e| ApiError::BadRequest(format!("'{fen}': {e}")))?;
+    Ok((natural, fast))
+}
+
+/// Runs table work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("the work failed: {e}")))?
+}
+
+/// Runs `work` off the async threads on the position of `fen` and its board's tables.
+async fn on_position(
+    state: Arc<AppState>,
+    fen: Option<String>,
+    work: impl FnOnce(&Tablebase, &retro_rules::Position, &Position) -> Result<Value, ApiError>
+        + Send
+        + 'static,
+) -> Result<Json<Value>, ApiError> {
+    let fen = required_fen(fen)?;
+    blocking(move || {
+        let (natural, fast) = position(&fen)?;
+        let tb = state.tables(natural.board());
+        work(&tb, &natural, &fast).map(Json)
+    })
+    .await
+}
+
+/// `GET /api/probe?fen=…`: the value and every move rated, best first.
+pub async fn probe(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<FenQuery>,
+) -> Result<Json<Value>, ApiError> {
+    on_position(state, q.fen, |tb, natural, fast| {
+        Ok(probe_json(tb, natural, fast, false)?)
+    })
+    .await
+}
+
+/// `GET /api/line?fen=…`: the probe with the best line (UCI and SAN) and its PGN.
+pub async fn line(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<FenQuery>,
+) -> Result<Json<Value>, ApiError> {
+    on_position(state, q.fen, |tb, natural, fast| {
+        let mut out = probe_json(tb, natural, fast, true)?;
+        let best = tb.best_line(fast)?;
+        out["pgn"] = json!(pgn_text(natural, tb.value(fast)?, &best));
+        Ok(out)
+    })
+    .await
+}
+
+/// `?board=FxR`.
+#[derive(Deserialize)]
+pub struct BoardQuery {
+    board: Option<String>,
+}
+
+/// `GET /api/stats/MATERIAL?board=8x8`: positions won, drawn and lost, longest wins, depths.
+pub async fn stats(
+    State(state): State<Arc<AppState>>,
+    Path(material): Path<String>,
+    Query(q): Query<BoardQuery>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let parsed = Material::parse(&material)
+            .map_err(|e| ApiError::BadRequest(format!("unknown material '{material}': {e}")))?;
+        let board: Board = match q.board.as_deref() {
+            None => Board::STANDARD,
+            Some(text) => text
+                .parse()
+                .map_err(|e| ApiError::BadRequest(format!("board '{text}': {e}")))?,
+        };
+        let (canonical, _) = parsed.canonical();
+        let tb = state.tables(board);
+        let stats = material_stats(&tb, canonical)?;
+        Ok(Json(stats_json(&stats, board)))
+    })
+    .await
+}
+
+/// `?fen=…&board=N`.
+#[derive(Deserialize)]
+pub struct KrkQuery {
+    fen: Option<String>,
+    board: Option<u8>,
+}
+
+/// `GET /api/strategy/krk?fen=…&board=N`: the KRK strategy's move and its kind, beside the
+/// table's best move where the KRvK table of that board is built.
+pub async fn strategy_krk(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<KrkQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let fen = required_fen(q.fen)?;
+    blocking(move || {
+        let p = Krk::from_fen(&fen).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        if let Some(n) = q.board.filter(|&n| n != p.n) {
+            return Err(ApiError::BadRequest(format!(
+                "board={n}, but the FEN describes a {0}x{0} board",
+                p.n
+            )));
+        }
+        if !p.is_legal() {
+            return Err(ApiError::BadRequest(format!(
+                "'{fen}' is not a legal position (kings adjoining, or the side not to move in check)"
+            )));
+        }
+        if p.wr.is_none() || !p.white_to_move {
+            return Err(ApiError::BadRequest(
+                "the strategy moves for White, with the rook on the board".into(),
+            ));
+        }
+        let choice = Strategy::default().function(&p);
+        let optimal = position(&p.fen()).ok().and_then(|(natural, fast)| {
+            let tb = state.tables(natural.board());
+            let rated = tb.rated_moves(&fast).ok()?;
+            let best = rated.first()?;
+            Some(json!({ "uci": best.uci, "san": best.san, "dtm": retro_tablebase::probe::signed_dtm(best.value) }))
+        });
+        Ok(Json(json!({
+            "fen": p.fen(),
+            "board": p.n,
+            "move": choice.as_ref().map(|c| c.mv.name()),
+            "kind": choice.as_ref().map(|c| c.kind.name()),
+            "after": choice.as_ref().map(|c| c.after.fen()),
+            "optimal": optimal,
+        })))
+    })
+    .await
+}
+
+/// Anything else: 404.
+pub async fn not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(format!("no such page: {}", uri.path()))
+}

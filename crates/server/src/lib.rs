@@ -1,0 +1,126 @@
+//! # retro-server — the tables in a browser
+//!
+//! Owns: `retro serve`: the HTTP routes ([`router`]), the JSON API ([`api`]) and the pages with
+//! their embedded assets ([`pages`]), graceful shutdown and a log line per request ([`serve`]),
+//! and a bounded load test ([`load`]).
+//! Must never: panic on any input (a panic in a handler is caught and answered with 500), or
+//! reach the internet at run time (every asset is compiled into the binary).
+
+pub mod api;
+pub mod load;
+pub mod pages;
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use retro_rules::Board;
+use retro_tablebase::Tablebase;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// What every request shares: the tables directory and the tables opened so far, per board.
+pub struct AppState {
+    dir: PathBuf,
+    tables: Mutex<HashMap<Board, Arc<Tablebase>>>,
+}
+
+impl AppState {
+    /// The state for the tables in `dir`.
+    pub fn new(dir: impl Into<PathBuf>) -> AppState {
+        AppState {
+            dir: dir.into(),
+            tables: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The tables directory.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The tables of `board`, opened once.
+    pub fn tables(&self, board: Board) -> Arc<Tablebase> {
+        let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        open.entry(board)
+            .or_insert_with(|| Arc::new(Tablebase::new(board, &self.dir)))
+            .clone()
+    }
+}
+
+/// Every route: the API under `/api`, the pages, and their assets; a log line per request.
+pub fn router(state: Arc<AppState>) -> Router {
+    routes(state).layer(axum::middleware::from_fn(log_request))
+}
+
+/// The routes without the request log.
+pub fn routes(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/api/probe", get(api::probe))
+        .route("/api/line", get(api::line))
+        .route("/api/stats/{material}", get(api::stats))
+        .route("/api/strategy/krk", get(api::strategy_krk))
+        .route("/", get(pages::position_page))
+        .route("/assets/{name}", get(pages::asset))
+        .fallback(api::not_found)
+        .with_state(state)
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
+}
+
+/// One line per request on standard error: method, path and query, status, milliseconds.
+async fn log_request(request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = request.method().clone();
+    let uri = request.uri().clone();
+    let response = next.run(request).await;
+    eprintln!(
+        "{method} {uri} {} {:.1} ms",
+        response.status().as_u16(),
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    response
+}
+
+/// Serves the tables in `dir` on `addr` until Ctrl-C (or SIGTERM), then finishes the requests
+/// under way and returns; `log` writes a line per request. `ready` is called with the bound
+/// address.
+pub async fn serve(
+    addr: SocketAddr,
+    dir: PathBuf,
+    log: bool,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    ready(listener.local_addr()?);
+    let state = Arc::new(AppState::new(dir));
+    let app = if log { router(state) } else { routes(state) };
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    eprintln!("shutting down: finishing the requests under way");
+}

@@ -1,0 +1,36 @@
+//! The pages and their assets, compiled into the binary (no internet at run time).
+//!
+//! Owns: [`position_page`], [`asset`].
+
+use crate::api::ApiError;
+use axum::extract::Path;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Response};
+
+const POSITION_HTML: &str = include_str!("../assets/position.html");
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "position.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/position.js"),
+    ),
+    (
+        "retro.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/retro.css"),
+    ),
+];
+
+/// `GET /`: the position page (`?fen=…` selects the position).
+pub async fn position_page() -> Html<&'static str> {
+    Html(POSITION_HTML)
+}
+
+/// `GET /assets/NAME`: a script or style sheet.
+pub async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
+    let (_, mime, body) = ASSETS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .ok_or_else(|| ApiError::NotFound(format!("no such asset: {name}")))?;
+    Ok(([(header::CONTENT_TYPE, *mime)], *body).into_response())
+}

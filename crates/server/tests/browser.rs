@@ -1,0 +1,295 @@
+//! The position page in a real browser (Debian's chromium driven through chromedriver's
+//! WebDriver protocol): it loads, lists the moves grouped by result, plays a move when one is
+//! clicked, shows the best line with its PGN, and draws boards of other sizes. Screenshots go
+//! to `target/tmp/screenshots/`.
+//!
+//! Chromium and chromedriver are installed with apt-get when missing, so `cargo test` needs no
+//! preparation on a fresh Debian machine (as root, as CI runs).
+
+use base64::Engine as _;
+use retro_engine::Material;
+use retro_rules::Board;
+use serde_json::{json, Value};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Chromium and chromedriver, installed with apt-get if missing.
+fn browser() -> (PathBuf, PathBuf) {
+    let found = || Some((on_path("chromium")?, on_path("chromedriver")?));
+    if let Some(both) = found() {
+        return both;
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !apt(&["install", "-y", "chromium", "chromium-driver"]) {
+        apt(&["update"]);
+        apt(&["install", "-y", "chromium", "chromium-driver"]);
+    }
+    found().expect(
+        "chromium and chromedriver are needed for the browser tests: `apt-get install chromium chromium-driver` failed",
+    )
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The server on a free loopback port, in a thread of its own.
+fn start_server(dir: &Path) -> SocketAddr {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime
+            .block_on(retro_server::serve(
+                "127.0.0.1:0".parse().unwrap(),
+                dir,
+                true,
+                move |addr| tx.send(addr).unwrap(),
+            ))
+            .unwrap();
+    });
+    rx.recv_timeout(Duration::from_secs(10)).unwrap()
+}
+
+/// A chromedriver process, killed when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start(chromedriver: &Path) -> Driver {
+        let port = free_port();
+        let child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let driver = Driver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            agent,
+        };
+        let start = Instant::now();
+        while driver.get("/status").is_none() {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        driver
+    }
+
+    fn get(&self, path: &str) -> Option<Value> {
+        let mut response = self.agent.get(format!("{}{path}", self.url)).call().ok()?;
+        response.body_mut().read_json().ok()
+    }
+
+    fn post(&self, path: &str, body: Value) -> Value {
+        let mut response = self
+            .agent
+            .post(format!("{}{path}", self.url))
+            .send_json(&body)
+            .unwrap();
+        response.body_mut().read_json().unwrap()
+    }
+}
+
+/// A browser session.
+struct Session<'a> {
+    driver: &'a Driver,
+    id: String,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .driver
+            .agent
+            .delete(format!("{}/session/{}", self.driver.url, self.id))
+            .call();
+    }
+}
+
+impl<'a> Session<'a> {
+    fn new(driver: &'a Driver, chromium: &Path) -> Session<'a> {
+        let answer = driver.post(
+            "/session",
+            json!({ "capabilities": { "alwaysMatch": { "goog:chromeOptions": {
+                "binary": chromium,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1200,800"],
+            }}}}),
+        );
+        let id = answer["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {answer}"))
+            .to_string();
+        Session { driver, id }
+    }
+
+    fn command(&self, path: &str, body: Value) -> Value {
+        self.driver
+            .post(&format!("/session/{}{path}", self.id), body)["value"]
+            .clone()
+    }
+
+    fn open(&self, url: &str) {
+        self.command("/url", json!({ "url": url }));
+    }
+
+    /// Runs `script` in the page and returns its value.
+    fn eval(&self, script: &str) -> Value {
+        self.command("/execute/sync", json!({ "script": script, "args": [] }))
+    }
+
+    /// Waits until `script` returns true.
+    fn wait_for(&self, script: &str, what: &str) {
+        let start = Instant::now();
+        while self.eval(script) != json!(true) {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; status: {}",
+                self.eval("return document.getElementById('status').textContent")
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Clicks the first element matching `css`, as a user does.
+    fn click(&self, css: &str) {
+        let found = self.command("/element", json!({ "using": "css selector", "value": css }));
+        let id = found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string();
+        self.command(&format!("/element/{id}/click"), json!({}));
+    }
+
+    fn screenshot(&self, name: &str) -> PathBuf {
+        let encoded = self
+            .driver
+            .get(&format!("/session/{}/screenshot", self.id))
+            .unwrap();
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(encoded["value"].as_str().unwrap())
+            .unwrap();
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, png).unwrap();
+        path
+    }
+}
+
+fn text_of(session: &Session, id: &str) -> String {
+    session
+        .eval(&format!(
+            "return document.getElementById('{id}').textContent"
+        ))
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn the_position_page_in_a_browser() {
+    let (chromium, chromedriver) = browser();
+    let tables = tempfile::tempdir().unwrap();
+    for board in [Board::STANDARD, Board::new(5, 5).unwrap()] {
+        retro_gen::Builder::new(board, tables.path())
+            .build(&[Material::parse("KRvK").unwrap()], &retro_gen::Silent)
+            .unwrap();
+    }
+    let addr = start_server(tables.path());
+    let driver = Driver::start(&chromedriver);
+    let session = Session::new(&driver, &chromium);
+
+    // KRvK, mate in 16: the moves load, grouped by result.
+    session.open(&format!(
+        "http://{addr}/?fen=8/8/8/8/8/2k5/1R6/K7%20w%20-%20-%200%201"
+    ));
+    session.wait_for(
+        "return document.querySelectorAll('.group.win .move').length > 0",
+        "the winning moves",
+    );
+    assert!(text_of(&session, "status").contains("White to move: mate in 16 (31 plies)"));
+    assert_eq!(
+        session.eval("return document.querySelectorAll('#board rect').length"),
+        json!(64)
+    );
+    let before = session.eval("return document.querySelector('.move').dataset.uci");
+    session.screenshot("position-page.png");
+
+    // Clicking a winning move plays it: Black to move, a new list of moves.
+    session.click(".group.win .move");
+    session.wait_for(
+        "return document.getElementById('status').textContent.includes('Black to move')",
+        "the position after the move",
+    );
+    let after = session.eval("return document.querySelector('.move').dataset.uci");
+    assert_ne!(before, after);
+    assert!(text_of(&session, "status").contains("mated in 15"));
+
+    // The best line, to step through, with its PGN.
+    session.click("#show-line");
+    session.wait_for(
+        "return document.querySelectorAll('#line-steps .step').length === 30",
+        "the best line",
+    );
+    assert!(session
+        .eval("return document.getElementById('pgn').value")
+        .as_str()
+        .unwrap()
+        .contains("[FEN \""));
+    session.click("#line-steps .step");
+    let shot = session.screenshot("best-line.png");
+    eprintln!("screenshots in {}", shot.parent().unwrap().display());
+
+    // Another board size: 5x5 is drawn with 25 squares.
+    session.open(&format!(
+        "http://{addr}/?fen=5/5/2k2/5/KR3%20w%20-%20-%200%201"
+    ));
+    session.wait_for(
+        "return document.querySelectorAll('#board rect').length === 25 && document.querySelectorAll('.move').length > 0",
+        "the 5x5 board",
+    );
+    assert!(text_of(&session, "status").contains("on 5x5"));
+    session.screenshot("position-page-5x5.png");
+}
