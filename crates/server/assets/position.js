@@ -1,11 +1,13 @@
-// The position page: a board of any size drawn in SVG, the moves grouped by result, the best
-// line to step through, PGN to copy and download. Everything comes from /api/probe and /api/line.
-"use strict";
+// The position page: the board (chessground on 8x8, our own SVG on every other size), the moves
+// grouped by result, the best line to step through, PGN to copy and download. Everything comes
+// from /api/probe and /api/line.
+import { Chessground } from "/assets/chessground.min.js";
 
 const GLYPHS = { K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
                  k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 let flipped = false;
 let current = null;
+let ground = null;
 
 function parsePlacement(fen) {
   const rows = fen.split(" ")[0].split("/");
@@ -25,6 +27,9 @@ function parsePlacement(fen) {
 
 function drawBoard(fen, highlight) {
   const rows = parsePlacement(fen);
+  if (rows.length === 8 && rows[0].length === 8) return drawGround(fen, highlight);
+  ground = null;
+  document.getElementById("board").className = "";
   const ranks = rows.length, files = rows[0].length, size = 60;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
@@ -73,6 +78,45 @@ function drawBoard(fen, highlight) {
 }
 
 function fileName(i) { return String.fromCharCode(97 + i); }
+
+// Chessground on 8x8: the side to move may drag or click-click any legal move.
+function drawGround(fen, highlight) {
+  const holder = document.getElementById("board");
+  const color = fen.split(" ")[1] === "b" ? "black" : "white";
+  const dests = new Map();
+  if (current && current.fen === fen) {
+    for (const m of current.moves) {
+      const from = m.uci.slice(0, 2), to = m.uci.slice(2, 4);
+      if (!dests.has(from)) dests.set(from, []);
+      if (!dests.get(from).includes(to)) dests.get(from).push(to);
+    }
+  }
+  const config = {
+    fen: fen.split(" ")[0],
+    orientation: flipped ? "black" : "white",
+    turnColor: color,
+    lastMove: highlight,
+    coordinates: true,
+    movable: { free: false, color: color, dests: dests, showDests: true,
+               events: { after: (orig, dest) => playFromBoard(orig, dest) } },
+    premovable: { enabled: false },
+    draggable: { showGhost: true },
+  };
+  if (!ground || !holder.classList.contains("cg-holder")) {
+    holder.replaceChildren();
+    holder.className = "cg-holder";
+    ground = Chessground(holder, config);
+  } else {
+    ground.set(config);
+  }
+}
+
+function playFromBoard(orig, dest) {
+  const candidates = current.moves.filter(m => m.uci.slice(0, 4) === orig + dest);
+  // A promotion defaults to the queen; the move list offers the others.
+  const m = candidates.find(x => x.uci.length === 4 || x.uci.endsWith("q")) || candidates[0];
+  if (m) load(m.fen, [orig, dest]);
+}
 
 function groupOf(move) {
   // The category is for the side to move after the move: its loss is the mover's win.

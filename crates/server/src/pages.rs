@@ -19,6 +19,27 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../assets/retro.css"),
     ),
+    // chessground (GPL-3.0-or-later), vendored by assets/vendor/refresh-chessground.sh.
+    (
+        "chessground.min.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/vendor/chessground/chessground.min.js"),
+    ),
+    (
+        "chessground.base.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/vendor/chessground/chessground.base.css"),
+    ),
+    (
+        "chessground.brown.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/vendor/chessground/chessground.brown.css"),
+    ),
+    (
+        "chessground.cburnett.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/vendor/chessground/chessground.cburnett.css"),
+    ),
 ];
 
 /// `GET /`: the position page (`?fen=…` selects the position).

@@ -183,8 +183,9 @@ impl<'a> Session<'a> {
         while self.eval(script) != json!(true) {
             assert!(
                 start.elapsed() < Duration::from_secs(20),
-                "timed out waiting for {what}; status: {}",
-                self.eval("return document.getElementById('status').textContent")
+                "timed out waiting for {what}; status: {}; board: {}",
+                self.eval("return document.getElementById('status').textContent"),
+                self.eval("return document.getElementById('board').innerHTML.slice(0, 300)")
             );
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -200,6 +201,40 @@ impl<'a> Session<'a> {
             .unwrap_or_else(|| panic!("no element {css}: {found}"))
             .to_string();
         self.command(&format!("/element/{id}/click"), json!({}));
+    }
+
+    /// Clicks the square `square` (e.g. `b8`) of the chessground board, White at the bottom.
+    fn click_square(&self, square: &str) {
+        let found = self.command(
+            "/element",
+            json!({ "using": "css selector", "value": "cg-board" }),
+        );
+        let id = found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .cloned()
+            .unwrap();
+        let width = self
+            .eval("return document.querySelector('cg-board').getBoundingClientRect().width")
+            .as_f64()
+            .unwrap();
+        let bytes = square.as_bytes();
+        let (file, rank) = (f64::from(bytes[0] - b'a'), f64::from(bytes[1] - b'1'));
+        let side = width / 8.0;
+        let x = (file + 0.5) * side - width / 2.0;
+        let y = (7.0 - rank + 0.5) * side - width / 2.0;
+        self.command(
+            "/actions",
+            json!({ "actions": [{
+                "type": "pointer", "id": "mouse", "parameters": { "pointerType": "mouse" },
+                "actions": [
+                    { "type": "pointerMove", "duration": 0, "x": x.round() as i64, "y": y.round() as i64,
+                      "origin": { "element-6066-11e4-a52e-4f735466cecf": id } },
+                    { "type": "pointerDown", "button": 0 },
+                    { "type": "pointerUp", "button": 0 },
+                ],
+            }]}),
+        );
     }
 
     fn screenshot(&self, name: &str) -> PathBuf {
@@ -241,36 +276,44 @@ fn the_position_page_in_a_browser() {
     let driver = Driver::start(&chromedriver);
     let session = Session::new(&driver, &chromium);
 
-    // KRvK, mate in 16: the moves load, grouped by result.
+    // KRvK, mate in 16: chessground draws the three men, the moves load, grouped by result.
     session.open(&format!(
         "http://{addr}/?fen=8/8/8/8/8/2k5/1R6/K7%20w%20-%20-%200%201"
     ));
     session.wait_for(
-        "return document.querySelectorAll('.group.win .move').length > 0",
-        "the winning moves",
+        "return document.querySelectorAll('#board piece:not(.ghost)').length === 3 && document.querySelectorAll('.group.win .move').length > 0",
+        "the board and the winning moves",
     );
     assert!(text_of(&session, "status").contains("White to move: mate in 16 (31 plies)"));
-    assert_eq!(
-        session.eval("return document.querySelectorAll('#board rect').length"),
-        json!(64)
-    );
-    let before = session.eval("return document.querySelector('.move').dataset.uci");
     session.screenshot("position-page.png");
 
-    // Clicking a winning move plays it: Black to move, a new list of moves.
-    session.click(".group.win .move");
+    // A move played on the board by clicking the rook, then b8: Black to move, new moves.
+    let before = session.eval("return document.querySelector('.move').dataset.uci");
+    session.click_square("b2");
+    session.click_square("b8");
     session.wait_for(
         "return document.getElementById('status').textContent.includes('Black to move')",
-        "the position after the move",
+        "the position after Rb8",
     );
+    assert!(session
+        .eval("return decodeURIComponent(location.search)")
+        .as_str()
+        .unwrap()
+        .contains("1R6/8/8/8/8/2k5/8/K7 b"));
     let after = session.eval("return document.querySelector('.move').dataset.uci");
     assert_ne!(before, after);
-    assert!(text_of(&session, "status").contains("mated in 15"));
+
+    // A move played from the list: White to move again.
+    session.click(".group.loss .move");
+    session.wait_for(
+        "return document.getElementById('status').textContent.includes('White to move')",
+        "the position after Black's reply",
+    );
 
     // The best line, to step through, with its PGN.
     session.click("#show-line");
     session.wait_for(
-        "return document.querySelectorAll('#line-steps .step').length === 30",
+        "return document.querySelectorAll('#line-steps .step').length > 10",
         "the best line",
     );
     assert!(session
@@ -279,6 +322,7 @@ fn the_position_page_in_a_browser() {
         .unwrap()
         .contains("[FEN \""));
     session.click("#line-steps .step");
+    std::thread::sleep(Duration::from_millis(500)); // chessground animates the move
     let shot = session.screenshot("best-line.png");
     eprintln!("screenshots in {}", shot.parent().unwrap().display());
 
