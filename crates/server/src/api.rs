@@ -131,6 +131,19 @@ pub struct BoardQuery {
     board: Option<String>,
 }
 
+/// A material (canonical: the stronger side White) and a board (default 8×8) from a request.
+fn material_on_board(material: &str, board: Option<&str>) -> Result<(Material, Board), ApiError> {
+    let parsed = Material::parse(material)
+        .map_err(|e| ApiError::BadRequest(format!("unknown material '{material}': {e}")))?;
+    let board: Board = match board {
+        None => Board::STANDARD,
+        Some(text) => text
+            .parse()
+            .map_err(|e| ApiError::BadRequest(format!("board '{text}': {e}")))?,
+    };
+    Ok((parsed.canonical().0, board))
+}
+
 /// `GET /api/stats/MATERIAL?board=8x8`: positions won, drawn and lost, longest wins, depths.
 pub async fn stats(
     State(state): State<Arc<AppState>>,
@@ -138,18 +151,90 @@ pub async fn stats(
     Query(q): Query<BoardQuery>,
 ) -> Result<Json<Value>, ApiError> {
     blocking(move || {
-        let parsed = Material::parse(&material)
-            .map_err(|e| ApiError::BadRequest(format!("unknown material '{material}': {e}")))?;
-        let board: Board = match q.board.as_deref() {
-            None => Board::STANDARD,
-            Some(text) => text
-                .parse()
-                .map_err(|e| ApiError::BadRequest(format!("board '{text}': {e}")))?,
-        };
-        let (canonical, _) = parsed.canonical();
+        let (canonical, board) = material_on_board(&material, q.board.as_deref())?;
         let tb = state.tables(board);
         let stats = material_stats(&tb, canonical)?;
         Ok(Json(stats_json(&stats, board)))
+    })
+    .await
+}
+
+/// `GET /api/tables`: the tables in the directory, per board, smallest first.
+pub async fn tables(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let mut found: Vec<(usize, String, String)> = Vec::new();
+        let entries = std::fs::read_dir(state.dir()).map_err(|e| {
+            ApiError::NotFound(format!(
+                "no tables in {}: {e}; build some with `retro gen`",
+                state.dir().display()
+            ))
+        })?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".rtb") else {
+                continue;
+            };
+            let Some((material, board)) = stem.rsplit_once('.') else {
+                continue;
+            };
+            if let Ok(m) = Material::parse(material) {
+                found.push((m.len(), material.to_string(), board.to_string()));
+            }
+        }
+        found.sort();
+        Ok(Json(json!(found
+            .into_iter()
+            .map(|(_, material, board)| json!({ "material": material, "board": board }))
+            .collect::<Vec<_>>())))
+    })
+    .await
+}
+
+/// `GET /api/learn/MATERIAL?board=8x8`: what the learning page shows — the statistics, Hurd's
+/// Table 1 rows for the material beside ours (8×8), the mutual zugzwangs with examples.
+pub async fn learn(
+    State(state): State<Arc<AppState>>,
+    Path(material): Path<String>,
+    Query(q): Query<BoardQuery>,
+) -> Result<Json<Value>, ApiError> {
+    blocking(move || {
+        let (canonical, board) = material_on_board(&material, q.board.as_deref())?;
+        let tb = state.tables(board);
+        let stats = material_stats(&tb, canonical)?;
+        let zugzwangs = retro_tablebase::stats::mutual_zugzwangs(&tb, canonical, 12)?;
+        let mut table1 = Vec::new();
+        if board == Board::STANDARD {
+            for paper in retro_tablebase::table1::paper() {
+                let Ok(m) = paper.material.parse::<Material>() else {
+                    continue;
+                };
+                let (c, flipped) = m.canonical();
+                if c == canonical {
+                    let ours = retro_tablebase::table1::row(&paper.material, &stats, flipped);
+                    let row = |r: &retro_tablebase::table1::Row| {
+                        json!({
+                            "material": r.material,
+                            "wtm_max_moves": r.wtm_max, "wtm_win": r.wtm_win, "wtm_legal": r.wtm_legal,
+                            "btm_max_moves": r.btm_max, "btm_win": r.btm_win, "btm_legal": r.btm_legal,
+                        })
+                    };
+                    table1.push(json!({ "ours": row(&ours), "paper": row(&paper), "equal": ours == paper }));
+                }
+            }
+        }
+        Ok(Json(json!({
+            "material": canonical.to_string(),
+            "board": board.to_string(),
+            "stats": stats_json(&stats, board),
+            "table1": table1,
+            "zugzwangs": {
+                "draw_win": zugzwangs.draw_win,
+                "loss_draw": zugzwangs.loss_draw,
+                "loss_win": zugzwangs.loss_win,
+                "total": zugzwangs.total(),
+                "examples": zugzwangs.examples,
+            },
+        })))
     })
     .await
 }

@@ -1,6 +1,6 @@
 //! The pages and their assets, compiled into the binary (no internet at run time).
 //!
-//! Owns: [`position_page`], [`asset`].
+//! Owns: [`position_page`], [`learn_page`], [`asset`].
 
 use crate::api::ApiError;
 use axum::extract::Path;
@@ -8,11 +8,17 @@ use axum::http::header;
 use axum::response::{Html, IntoResponse, Response};
 
 const POSITION_HTML: &str = include_str!("../assets/position.html");
+const LEARN_HTML: &str = include_str!("../assets/learn.html");
 const ASSETS: &[(&str, &str, &str)] = &[
     (
         "position.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/position.js"),
+    ),
+    (
+        "learn.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/learn.js"),
     ),
     (
         "retro.css",
@@ -45,6 +51,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
 /// `GET /`: the position page (`?fen=…` selects the position).
 pub async fn position_page() -> Html<&'static str> {
     Html(POSITION_HTML)
+}
+
+/// `GET /learn` and `GET /learn/MATERIAL`: the learning pages (the script reads the path).
+pub async fn learn_page() -> Html<&'static str> {
+    Html(LEARN_HTML)
 }
 
 /// `GET /assets/NAME`: a script or style sheet.

@@ -78,6 +78,34 @@ async fn probe_line_stats_and_strategy() {
 }
 
 #[tokio::test]
+async fn the_learning_data() {
+    let dir = tables();
+    let (status, json) = get_json(dir.path(), "/api/learn/KRvK").await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    // Hurd's KR_K row, from the paper: every White-to-move position is won, in at most 16.
+    let rows = json["table1"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["equal"] == true), "{rows:?}");
+    let row = rows
+        .iter()
+        .find(|r| r["paper"]["material"] == "KR_K")
+        .unwrap();
+    assert_eq!(row["paper"]["wtm_max_moves"], 16);
+    assert_eq!(json["zugzwangs"]["total"], 0);
+    let (status, json) = get_json(dir.path(), "/api/tables").await;
+    assert_eq!(status, StatusCode::OK);
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["material"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"KRvK") && names.contains(&"KvK"),
+        "{names:?}"
+    );
+}
+
+#[tokio::test]
 async fn bad_input_is_400_and_missing_tables_404() {
     let dir = tables();
     let cases: [(&str, StatusCode, &str); 9] = [

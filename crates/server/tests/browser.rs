@@ -326,6 +326,33 @@ fn the_position_page_in_a_browser() {
     let shot = session.screenshot("best-line.png");
     eprintln!("screenshots in {}", shot.parent().unwrap().display());
 
+    // The learning page: Table 1's row beside the paper's, the chart of depths, the longest
+    // wins, the mutual zugzwangs.
+    session.open(&format!("http://{addr}/learn/KRvK"));
+    session.wait_for(
+        "return document.querySelectorAll('.depth-chart .bar').length > 20 && document.getElementById('zugzwangs').textContent.length > 0",
+        "the learning page's chart",
+    );
+    let page = session
+        .eval("return document.querySelector('main').textContent")
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        page.contains("KR_K") && page.contains("mate in 16 (31 plies)"),
+        "{page}"
+    );
+    assert_eq!(
+        session.eval("return document.querySelectorAll('tr.differs').length"),
+        json!(0)
+    );
+    session.screenshot("learning-page.png");
+    session.open(&format!("http://{addr}/learn"));
+    session.wait_for(
+        "return document.querySelectorAll('ul.materials a').length >= 2",
+        "the list of endgames",
+    );
+
     // Another board size: 5x5 is drawn with 25 squares.
     session.open(&format!(
         "http://{addr}/?fen=5/5/2k2/5/KR3%20w%20-%20-%200%201"

@@ -197,3 +197,65 @@ fn example(tb: &Tablebase, table: &Table, indexer: &Indexer, stm: Side, value: V
         .map(|p| p.to_natural(geo).fen())
         .unwrap_or_default()
 }
+
+/// Mutual zugzwangs of a table: placements where the side to move is worse off than if the
+/// other side were to move — for White to move a worse result for White than with Black to
+/// move (which is then also worse for Black), counted up to symmetry (one per index entry).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Zugzwangs {
+    /// White to move draws, Black to move loses.
+    pub draw_win: u64,
+    /// White to move loses, Black to move draws.
+    pub loss_draw: u64,
+    /// Whoever moves loses.
+    pub loss_win: u64,
+    /// The first few, as FEN with White to move.
+    pub examples: Vec<String>,
+}
+
+impl Zugzwangs {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.draw_win + self.loss_draw + self.loss_win
+    }
+}
+
+/// The mutual zugzwangs of `material`'s table (placements without an en-passant target), with
+/// at most `examples` example positions.
+pub fn mutual_zugzwangs(
+    tb: &Tablebase,
+    material: Material,
+    examples: usize,
+) -> Result<Zugzwangs, ProbeError> {
+    let loaded = tb.load(material)?;
+    let (table, indexer) = (&loaded.table, &loaded.indexer);
+    let geo = tb.geometry();
+    // The result for White: 1 a win, 0 a draw, -1 a loss.
+    let for_white = |v: Value, white_to_move: bool| match (v, white_to_move) {
+        (Value::Win(_), true) | (Value::Loss(_), false) => 1,
+        (Value::Loss(_), true) | (Value::Win(_), false) => -1,
+        _ => 0,
+    };
+    let mut found = Zugzwangs::default();
+    for i in 0..indexer.placements() {
+        let (w, b) = (table.value(true, i)?, table.value(false, i)?);
+        if w == Value::Illegal || b == Value::Illegal {
+            continue;
+        }
+        let (rw, rb) = (for_white(w, true), for_white(b, false));
+        if rw >= rb {
+            continue;
+        }
+        match (rw, rb) {
+            (0, 1) => found.draw_win += 1,
+            (-1, 0) => found.loss_draw += 1,
+            _ => found.loss_win += 1,
+        }
+        if found.examples.len() < examples {
+            if let Some(p) = indexer.position::<TABLE_MEN>(geo, i, Side::White) {
+                found.examples.push(p.to_natural(geo).fen());
+            }
+        }
+    }
+    Ok(found)
+}
