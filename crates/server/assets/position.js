@@ -2,82 +2,26 @@
 // grouped by result, the best line to step through, PGN to copy and download. Everything comes
 // from /api/probe and /api/line.
 import { Chessground } from "/assets/chessground.min.js";
+import { drawSvgBoard, getJson, parsePlacement, placementOf } from "/assets/board.js";
 
-const GLYPHS = { K: "\u2654", Q: "\u2655", R: "\u2656", B: "\u2657", N: "\u2658", P: "\u2659",
-                 k: "\u265A", q: "\u265B", r: "\u265C", b: "\u265D", n: "\u265E", p: "\u265F" };
 let flipped = false;
 let current = null;
 let ground = null;
-
-function parsePlacement(fen) {
-  const rows = fen.split(" ")[0].split("/");
-  const board = rows.map(row => {
-    const cells = [];
-    let digits = "";
-    for (const c of row) {
-      if (c >= "0" && c <= "9") { digits += c; continue; }
-      if (digits) { for (let i = 0; i < Number(digits); i++) cells.push(null); digits = ""; }
-      cells.push(c);
-    }
-    if (digits) for (let i = 0; i < Number(digits); i++) cells.push(null);
-    return cells;
-  });
-  return board; // board[0] is the top rank
-}
+let editing = false;
+let editRows = null;
+let editPiece = "K";
+let playing = null; // the side the user plays against the table: "w", "b" or null
 
 function drawBoard(fen, highlight) {
   const rows = parsePlacement(fen);
+  if (editing) {
+    ground = null;
+    return drawSvgBoard(document.getElementById("board"), fen, { flipped, onSquare: editSquare });
+  }
   if (rows.length === 8 && rows[0].length === 8) return drawGround(fen, highlight);
   ground = null;
-  document.getElementById("board").className = "";
-  const ranks = rows.length, files = rows[0].length, size = 60;
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("viewBox", `0 0 ${files * size + 20} ${ranks * size + 20}`);
-  svg.setAttribute("data-files", files);
-  svg.setAttribute("data-ranks", ranks);
-  for (let r = 0; r < ranks; r++) {
-    for (let f = 0; f < files; f++) {
-      const file = flipped ? files - 1 - f : f, row = flipped ? ranks - 1 - r : r;
-      const rank = ranks - 1 - row;
-      const name = fileName(file) + (rank + 1);
-      const rect = document.createElementNS(ns, "rect");
-      rect.setAttribute("x", 20 + f * size); rect.setAttribute("y", r * size);
-      rect.setAttribute("width", size); rect.setAttribute("height", size);
-      const light = (file + rank) % 2 === 1;
-      rect.setAttribute("fill", highlight && highlight.includes(name) ? "#cdd26a" : light ? "#eeeed2" : "#769656");
-      rect.setAttribute("data-square", name);
-      svg.appendChild(rect);
-      const man = rows[row][file];
-      if (man) {
-        const t = document.createElementNS(ns, "text");
-        t.setAttribute("x", 20 + f * size + size / 2); t.setAttribute("y", r * size + size * 0.78);
-        t.setAttribute("text-anchor", "middle"); t.setAttribute("font-size", size * 0.8);
-        t.setAttribute("class", "man");
-        t.textContent = GLYPHS[man] || "?";
-        svg.appendChild(t);
-      }
-    }
-  }
-  for (let i = 0; i < files; i++) {
-    const t = document.createElementNS(ns, "text");
-    t.setAttribute("x", 20 + i * size + size / 2); t.setAttribute("y", ranks * size + 15);
-    t.setAttribute("text-anchor", "middle"); t.setAttribute("font-size", 12);
-    t.textContent = fileName(flipped ? files - 1 - i : i);
-    svg.appendChild(t);
-  }
-  for (let i = 0; i < ranks; i++) {
-    const t = document.createElementNS(ns, "text");
-    t.setAttribute("x", 8); t.setAttribute("y", i * size + size / 2 + 4);
-    t.setAttribute("text-anchor", "middle"); t.setAttribute("font-size", 12);
-    t.textContent = flipped ? i + 1 : ranks - i;
-    svg.appendChild(t);
-  }
-  const holder = document.getElementById("board");
-  holder.replaceChildren(svg);
+  drawSvgBoard(document.getElementById("board"), fen, { flipped, highlight: highlight || [] });
 }
-
-function fileName(i) { return String.fromCharCode(97 + i); }
 
 // Chessground on 8x8: the side to move may drag or click-click any legal move.
 function drawGround(fen, highlight) {
@@ -125,13 +69,6 @@ function groupOf(move) {
   return "draw";
 }
 
-async function getJson(url) {
-  const response = await fetch(url);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error || response.statusText);
-  return body;
-}
-
 async function load(fen, highlight) {
   const status = document.getElementById("status");
   document.getElementById("fen").value = fen;
@@ -168,6 +105,16 @@ async function load(fen, highlight) {
     if (!data.moves.length) holder.textContent = data.checkmate ? "Checkmate." : "Stalemate.";
     document.getElementById("line-steps").replaceChildren();
     document.getElementById("pgn-box").hidden = true;
+    if (playing) {
+      const toMove = data.fen.split(" ")[1];
+      status.textContent += playing === toMove
+        ? " — your move."
+        : data.moves.length ? " — the table is thinking…" : "";
+      if (toMove !== playing && data.moves.length) {
+        const best = data.moves[0]; // best first for the side to move
+        setTimeout(() => load(best.fen, [best.uci.slice(0, 2), best.uci.slice(2, 4)]), 300);
+      }
+    }
   } catch (e) {
     status.className = "error";
     status.textContent = e.message;
@@ -211,6 +158,71 @@ async function showLine() {
   document.getElementById("download-pgn").href = "data:application/x-chess-pgn," + encodeURIComponent(data.pgn);
   document.getElementById("pgn-box").hidden = false;
 }
+
+// The board editor: place and remove men on a board of any size, choose the side to move.
+function editFen() {
+  return placementOf(editRows) + " " + document.getElementById("edit-side").value + " - - 0 1";
+}
+
+function showEdited() {
+  document.getElementById("fen").value = editFen();
+  document.getElementById("status").className = "";
+  document.getElementById("status").textContent = "Editing: press Done to probe the position.";
+  document.getElementById("moves").replaceChildren();
+  drawBoard(editFen());
+}
+
+function editSquare(name) {
+  const file = name.charCodeAt(0) - 97, rank = Number(name.slice(1)) - 1;
+  const row = editRows.length - 1 - rank;
+  const here = editRows[row][file];
+  editRows[row][file] = editPiece === "x" || here === editPiece ? null : editPiece;
+  showEdited();
+}
+
+function resizeEdit() {
+  const files = Math.min(16, Math.max(1, Number(document.getElementById("edit-files").value) || 8));
+  const ranks = Math.min(16, Math.max(1, Number(document.getElementById("edit-ranks").value) || 8));
+  const old = editRows;
+  editRows = Array.from({ length: ranks }, (_, r) => Array.from({ length: files }, (_, f) => {
+    const oldRow = old.length - ranks + r; // keep rank numbers: align the bottom ranks
+    return oldRow >= 0 && oldRow < old.length && f < old[oldRow].length ? old[oldRow][f] : null;
+  }));
+  showEdited();
+}
+
+document.getElementById("edit").addEventListener("click", () => {
+  editing = true;
+  const fen = current ? current.fen : document.getElementById("fen").value;
+  editRows = parsePlacement(fen);
+  document.getElementById("edit-side").value = fen.split(" ")[1] === "b" ? "b" : "w";
+  document.getElementById("edit-files").value = editRows[0].length;
+  document.getElementById("edit-ranks").value = editRows.length;
+  document.getElementById("editor").hidden = false;
+  showEdited();
+});
+for (const b of document.querySelectorAll(".palette-piece")) {
+  b.addEventListener("click", () => {
+    editPiece = b.dataset.piece;
+    for (const x of document.querySelectorAll(".palette-piece")) x.classList.toggle("chosen", x === b);
+  });
+}
+document.getElementById("edit-side").addEventListener("change", showEdited);
+document.getElementById("edit-files").addEventListener("change", resizeEdit);
+document.getElementById("edit-ranks").addEventListener("change", resizeEdit);
+document.getElementById("edit-clear").addEventListener("click", () => {
+  editRows = editRows.map(row => row.map(() => null));
+  showEdited();
+});
+document.getElementById("edit-done").addEventListener("click", () => {
+  editing = false;
+  document.getElementById("editor").hidden = true;
+  load(editFen());
+});
+document.getElementById("play").addEventListener("change", e => {
+  playing = e.target.checked && current ? current.fen.split(" ")[1] : null;
+  if (current) load(current.fen);
+});
 
 document.getElementById("fen-form").addEventListener("submit", e => {
   e.preventDefault();

@@ -272,16 +272,22 @@ pub async fn strategy_krk(
             ));
         }
         let choice = Strategy::default().function(&p);
-        let optimal = position(&p.fen()).ok().and_then(|(natural, fast)| {
-            let tb = state.tables(natural.board());
-            let rated = tb.rated_moves(&fast).ok()?;
-            let best = rated.first()?;
-            Some(json!({ "uci": best.uci, "san": best.san, "dtm": retro_tablebase::probe::signed_dtm(best.value) }))
+        // The table's moves, where the KRvK table of this board is built.
+        let rated = position(&p.fen()).ok().and_then(|(natural, fast)| {
+            state.tables(natural.board()).rated_moves(&fast).ok()
+        });
+        let optimal = rated.as_ref().and_then(|r| r.first()).map(|best| {
+            json!({ "uci": best.uci, "san": best.san, "dtm": retro_tablebase::probe::signed_dtm(best.value) })
+        });
+        let san = choice.as_ref().and_then(|c| {
+            let uci = c.mv.name();
+            rated.as_ref()?.iter().find(|m| m.uci == uci).map(|m| m.san.clone())
         });
         Ok(Json(json!({
             "fen": p.fen(),
             "board": p.n,
             "move": choice.as_ref().map(|c| c.mv.name()),
+            "san": san,
             "kind": choice.as_ref().map(|c| c.kind.name()),
             "after": choice.as_ref().map(|c| c.after.fen()),
             "optimal": optimal,

@@ -69,6 +69,7 @@ pub fn routes(state: Arc<AppState>) -> Router {
         .route("/", get(pages::position_page))
         .route("/learn", get(pages::learn_page))
         .route("/learn/{material}", get(pages::learn_page))
+        .route("/strategy/krk", get(pages::strategy_page))
         .route("/assets/{name}", get(pages::asset))
         .fallback(api::not_found)
         .with_state(state)

@@ -1,6 +1,6 @@
 //! The pages and their assets, compiled into the binary (no internet at run time).
 //!
-//! Owns: [`position_page`], [`learn_page`], [`asset`].
+//! Owns: [`position_page`], [`learn_page`], [`strategy_page`], [`asset`].
 
 use crate::api::ApiError;
 use axum::extract::Path;
@@ -9,11 +9,22 @@ use axum::response::{Html, IntoResponse, Response};
 
 const POSITION_HTML: &str = include_str!("../assets/position.html");
 const LEARN_HTML: &str = include_str!("../assets/learn.html");
+const STRATEGY_HTML: &str = include_str!("../assets/strategy.html");
 const ASSETS: &[(&str, &str, &str)] = &[
     (
         "position.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/position.js"),
+    ),
+    (
+        "board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/board.js"),
+    ),
+    (
+        "strategy.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/strategy.js"),
     ),
     (
         "learn.js",
@@ -56,6 +67,11 @@ pub async fn position_page() -> Html<&'static str> {
 /// `GET /learn` and `GET /learn/MATERIAL`: the learning pages (the script reads the path).
 pub async fn learn_page() -> Html<&'static str> {
     Html(LEARN_HTML)
+}
+
+/// `GET /strategy/krk?board=N&fen=…`: the KRK strategy beside the optimal moves.
+pub async fn strategy_page() -> Html<&'static str> {
+    Html(STRATEGY_HTML)
 }
 
 /// `GET /assets/NAME`: a script or style sheet.

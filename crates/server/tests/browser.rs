@@ -272,6 +272,9 @@ fn the_position_page_in_a_browser() {
             .build(&[Material::parse("KRvK").unwrap()], &retro_gen::Silent)
             .unwrap();
     }
+    retro_gen::Builder::new(Board::STANDARD, tables.path())
+        .build(&[Material::parse("KQvK").unwrap()], &retro_gen::Silent)
+        .unwrap();
     let addr = start_server(tables.path());
     let driver = Driver::start(&chromedriver);
     let session = Session::new(&driver, &chromium);
@@ -326,6 +329,45 @@ fn the_position_page_in_a_browser() {
     let shot = session.screenshot("best-line.png");
     eprintln!("screenshots in {}", shot.parent().unwrap().display());
 
+    // The board editor: a new position set up man by man; then the table of KQvK answers.
+    session.click("#edit");
+    session.wait_for(
+        "return !document.getElementById('editor').hidden && document.querySelectorAll('#board rect').length === 64",
+        "the editor",
+    );
+    session.click("#edit-clear");
+    for (piece, square) in [
+        ("K", "a1"),
+        ("k", "c3"),
+        ("Q", "d1"),
+        ("N", "h8"),
+        ("x", "h8"),
+    ] {
+        session.click(&format!(".palette-piece[data-piece='{piece}']"));
+        session.click(&format!("#board rect[data-square='{square}']"));
+    }
+    let fen = session.eval("return document.getElementById('fen').value");
+    assert_eq!(fen, json!("8/8/8/8/8/2k5/8/K2Q4 w - - 0 1"));
+    session.screenshot("editor.png");
+    session.click("#edit-done");
+    session.wait_for(
+        "return document.getElementById('status').textContent.startsWith('KQvK on 8x8')",
+        "the edited position's value",
+    );
+
+    // Playing against the table: after White's move the table answers for Black at once.
+    session.click("#play");
+    session.wait_for(
+        "return document.getElementById('status').textContent.includes('your move')",
+        "the game against the table",
+    );
+    session.click(".group.win .move");
+    session.wait_for(
+        "return document.getElementById('status').textContent.includes('White to move') && document.getElementById('status').textContent.includes('your move')",
+        "the table's reply",
+    );
+    session.click("#play");
+
     // The learning page: Table 1's row beside the paper's, the chart of depths, the longest
     // wins, the mutual zugzwangs.
     session.open(&format!("http://{addr}/learn/KRvK"));
@@ -352,6 +394,19 @@ fn the_position_page_in_a_browser() {
         "return document.querySelectorAll('ul.materials a').length >= 2",
         "the list of endgames",
     );
+
+    // The KRK strategy page: the strategy's move and kind beside the optimal one, played out.
+    session.open(&format!("http://{addr}/strategy/krk"));
+    session.wait_for(
+        "return document.getElementById('strategy-kind').textContent.length > 1 && document.getElementById('optimal-dtm').textContent.includes('plies')",
+        "the strategy's move",
+    );
+    session.click("#step");
+    session.wait_for(
+        "return document.querySelectorAll('#history li').length === 1 && document.querySelector('#history li').textContent.includes('…')",
+        "the strategy's move and the table's reply",
+    );
+    session.screenshot("krk-strategy.png");
 
     // Another board size: 5x5 is drawn with 25 squares.
     session.open(&format!(
