@@ -505,10 +505,22 @@ impl<'a> Analysis<'a> {
         tables: &'a Tablebase,
         observer: &dyn Observer,
     ) -> Result<Analysis<'a>, FreezeError> {
+        let mut analysis = Analysis::unsolved(problem, tables)?;
+        analysis.init(observer)?;
+        analysis.depths(observer)?;
+        analysis.rules(observer);
+        // The work counters and flags are not needed once every value is known.
+        analysis.counts = [Vec::new(), Vec::new()];
+        analysis.flags = [Vec::new(), Vec::new()];
+        Ok(analysis)
+    }
+
+    /// An analysis of `problem` with every entry undecided and the work counters at zero.
+    fn unsolved(problem: &'a Problem, tables: &'a Tablebase) -> Result<Analysis<'a>, FreezeError> {
         let space = Space::new(problem)?;
         let size = space.size() as usize;
         let rules = problem.men.len() + problem.captures.len() + problem.promotions.len();
-        let mut analysis = Analysis {
+        Ok(Analysis {
             problem,
             tables,
             space,
@@ -517,14 +529,7 @@ impl<'a> Analysis<'a> {
             flags: [Vec::new(), Vec::new()],
             hits: (0..rules).map(|_| Default::default()).collect(),
             depths: 0,
-        };
-        analysis.init(observer)?;
-        analysis.depths(observer)?;
-        analysis.rules(observer);
-        // The work counters and flags are not needed once every value is known.
-        analysis.counts = [Vec::new(), Vec::new()];
-        analysis.flags = [Vec::new(), Vec::new()];
-        Ok(analysis)
+        })
     }
 
     /// An analysis of `problem` from saved values: each side's codes, the rule hits and the
@@ -1288,6 +1293,49 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
 
+    /// A capture rule's three values (the seed, 2.2): Qxd5 takes the black rook; with the e6
+    /// pawn to recapture the rule's `recapture` value holds, and with the d1 rook to take back
+    /// again its `second_recapture` value; with neither, its plain value.
+    #[test]
+    fn recaptures_and_second_recaptures_are_valued_by_the_rule() {
+        let cases = [
+            ("4k3/8/4p3/3r4/3Q4/8/8/3RK3 w - - 0 1", Outcome::BlackWins),
+            ("4k3/8/4p3/3r4/3Q4/8/8/4K3 w - - 0 1", Outcome::Draw),
+            ("4k3/8/8/3r4/3Q4/8/8/4K3 w - - 0 1", Outcome::WhiteWins),
+        ];
+        for (fen, expected) in cases {
+            // Every man kept to its square (an index of one entry), any other capture a draw.
+            let mut text = format!(
+                "fen = \"{fen}\"\n[[capture]]\npiece = \"r\"\nvalue = \"win\"\nrecapture = \"draw\"\nsecond_recapture = \"loss\"\n[[capture]]\npiece = \"Q\"\nvalue = \"draw\"\n[[promotion]]\nvalue = \"draw\"\n"
+            );
+            let setup = retro_rules::fen::Setup::parse(fen).unwrap();
+            for (square, _) in &setup.men {
+                text.push_str(&format!(
+                    "[[man]]\non = \"{square}\"\nsquares = [\"{square}\"]\nelsewhere = \"draw\"\n"
+                ));
+            }
+            let problem = Problem::parse(&text).expect(&text);
+            let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
+            let a = Analysis::unsolved(&problem, &tables).unwrap();
+            let start = a.index_of(&problem.start).unwrap();
+            let n = problem.men.len();
+            let mut squares = [0 as Sq; MAX_MEN];
+            a.space.squares(start, &mut squares[..n]);
+            let mut valued = None;
+            problem.start.for_each_legal_move(&problem.geo, None, |mv| {
+                if mv.captured == Some(Piece::Rook) {
+                    valued = Some(a.step(&problem.start, &squares[..n], start, &mv).unwrap());
+                }
+            });
+            match valued {
+                Some(Step::Exits(_, Some((RuleRef::Capture(0), o)))) => {
+                    assert_eq!(o, expected, "{fen}")
+                }
+                other => panic!("{fen}: {other:?}"),
+            }
+        }
+    }
+
     /// The un-moves list exactly the entries with a move staying in the index to a given entry:
     /// checked on every legal entry of small problems with sliders, knights, pawns (single and
     /// double steps) and restricted men.
@@ -1304,20 +1352,8 @@ mod tests {
         for text in problems {
             let problem = Problem::parse(text).expect(text);
             let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
-            let space = Space::new(&problem).unwrap();
-            let size = space.size();
-            let a = Analysis {
-                problem: &problem,
-                tables: &tables,
-                space,
-                codes: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(UNDECIDED)).collect()),
-                counts: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
-                flags: [Vec::new(), Vec::new()],
-                hits: (0..problem.men.len() + problem.captures.len() + problem.promotions.len())
-                    .map(|_| Default::default())
-                    .collect(),
-                depths: 0,
-            };
+            let a = Analysis::unsolved(&problem, &tables).unwrap();
+            let size = a.space.size();
             let n = problem.men.len();
             let mut edges = HashSet::new();
             let mut legal = HashSet::new();
