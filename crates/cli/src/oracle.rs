@@ -55,6 +55,10 @@ pub struct BuildArgs {
     /// Plies of AND/OR search where no table covers a position (goal win).
     #[arg(long, default_value = "5")]
     depth: u32,
+    /// Proof-number search where the bounded search proves nothing (goal win): its budget of
+    /// tree nodes (0: none).
+    #[arg(long, default_value = "200000")]
+    pn_nodes: usize,
     /// Seconds of local search to make the oracle smaller.
     #[arg(long, default_value = "10")]
     improve: f64,
@@ -141,7 +145,8 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
         GoalArg::NotLose => Goal::NotLose,
     };
     let dir = tables_dir(args.dir);
-    let judge = Judge::new(friend, goal, &root, Some(&dir), args.depth);
+    let judge =
+        Judge::new(friend, goal, &root, Some(&dir), args.depth).with_proof_numbers(args.pn_nodes);
     let settings = FindSettings {
         limit: args.max_nodes,
         improve_seconds: args.improve,

@@ -9,7 +9,7 @@
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
 use retro_format::Value;
-use retro_rules::laws::{chess_legal, in_check};
+use retro_rules::laws::{chess_legal, game_over, in_check};
 use retro_rules::position::to_move;
 use retro_rules::{Board, Position, Side};
 use retro_tablebase::Tablebase;
@@ -108,6 +108,11 @@ pub struct Judge {
     moves: RefCell<HashMap<Position, Rc<Moves>>>,
     /// Each position's worth, once known.
     worths: RefCell<HashMap<Position, Option<Worth>>>,
+    /// Proof-number search: its budget of tree nodes (0: none), whether it has run, and the
+    /// height of the proof of every position it proved.
+    pn_nodes: usize,
+    pn_done: std::cell::Cell<bool>,
+    pn_heights: RefCell<HashMap<Position, u32>>,
 }
 
 /// A position's legal moves and the positions they reach, in the checker's order.
@@ -145,7 +150,17 @@ impl Judge {
             present: RefCell::new(HashMap::new()),
             moves: RefCell::new(HashMap::new()),
             worths: RefCell::new(HashMap::new()),
+            pn_nodes: 0,
+            pn_done: std::cell::Cell::new(false),
+            pn_heights: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The same judge with proof-number search where the bounded search proves nothing (goal
+    /// win), over at most `nodes` tree nodes, run once from the first position asked about.
+    pub fn with_proof_numbers(mut self, nodes: usize) -> Judge {
+        self.pn_nodes = nodes;
+        self
     }
 
     /// The friend side.
@@ -221,13 +236,22 @@ impl Judge {
     /// the root's whose table is certified.
     pub fn leaf(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError> {
         if self.moves(p).is_empty() && chess_legal(p) {
-            let mover_is_friend = to_move(p) == self.friend;
-            return Ok(Some(match (in_check(to_move(p), p), mover_is_friend) {
-                (false, _) => Worth::Draw,
-                (true, true) => Worth::Loss,
-                (true, false) => Worth::Win(0),
-            }));
+            return Ok(Some(self.game_over_worth(p)));
         }
+        self.table_leaf(p)
+    }
+
+    /// The worth of a position whose side to move has no move: mated or stalemated.
+    fn game_over_worth(&self, p: &Position) -> Worth {
+        match (in_check(to_move(p), p), to_move(p) == self.friend) {
+            (false, _) => Worth::Draw,
+            (true, true) => Worth::Loss,
+            (true, false) => Worth::Win(0),
+        }
+    }
+
+    /// If `p` is of a material other than the root's with a certified table, its worth there.
+    fn table_leaf(&self, p: &Position) -> Result<Option<Worth>, OracleBuildError> {
         let men = stored(Men::of_position(p));
         if men == self.root_men {
             return Ok(None);
@@ -284,8 +308,153 @@ impl Judge {
                     return Ok(Some(Worth::Win(depth)));
                 }
             }
+            if self.pn_nodes > 0 && !self.pn_done.replace(true) {
+                self.proof_numbers(p)?;
+            }
+            if let Some(&h) = self.pn_heights.borrow().get(p) {
+                return Ok(Some(Worth::Win(h)));
+            }
         }
         Ok(None)
+    }
+
+    /// Proof-number search (Allis) from `root`, for at most the judge's node budget: a tree of
+    /// positions grown at the most-proving node (the friend side's child of least proof number,
+    /// the foe's child of least disproof number), leaves settled as in [`Judge::leaf`]; a
+    /// position repeating one on its own path counts as disproved there (a win must end). Every
+    /// position it proves is kept with the height of its proof — 0 at a leaf, one more than
+    /// the least proven child's at a friend node, one more than the greatest child's at a foe
+    /// node — so the heights fall strictly along the oracle's moves.
+    fn proof_numbers(&self, root: &Position) -> Result<(), OracleBuildError> {
+        const INFINITE: u64 = u64::MAX / 4;
+        struct Node {
+            position: Position,
+            parent: usize,
+            children: Vec<usize>,
+            proof: u64,
+            disproof: u64,
+            height: u32,
+            friend: bool,
+        }
+        let mut tree = vec![Node {
+            position: root.clone(),
+            parent: usize::MAX,
+            children: Vec::new(),
+            proof: 1,
+            disproof: 1,
+            height: 0,
+            friend: to_move(root) == self.friend,
+        }];
+        while tree[0].proof != 0 && tree[0].disproof != 0 && tree.len() < self.pn_nodes {
+            let mut k = 0;
+            while !tree[k].children.is_empty() {
+                let pick = |c: &usize| {
+                    if tree[k].friend {
+                        tree[*c].proof
+                    } else {
+                        tree[*c].disproof
+                    }
+                };
+                k = *tree[k]
+                    .children
+                    .iter()
+                    .min_by_key(|c| pick(c))
+                    .expect("children");
+            }
+            let moves = ordered_moves(&tree[k].position);
+            if moves.is_empty() {
+                // Only the root can be a position without moves here: no proof.
+                tree[k].disproof = 0;
+                tree[k].proof = INFINITE;
+            }
+            for (_, q) in moves {
+                let on_path = {
+                    let mut a = k;
+                    loop {
+                        if tree[a].position == q {
+                            break true;
+                        }
+                        if a == 0 {
+                            break false;
+                        }
+                        a = tree[a].parent;
+                    }
+                };
+                let settled = if game_over(&q) {
+                    Some(self.game_over_worth(&q))
+                } else {
+                    self.table_leaf(&q)?
+                };
+                let known = self.pn_heights.borrow().get(&q).copied();
+                let (proof, disproof, height) = match (settled, known) {
+                    (Some(Worth::Win(_)), _) => (0, INFINITE, 0),
+                    (Some(_), _) => (INFINITE, 0, 0),
+                    (None, Some(h)) => (0, INFINITE, h),
+                    (None, None) if on_path => (INFINITE, 0, 0),
+                    (None, None) => (1, 1, 0),
+                };
+                let friend = to_move(&q) == self.friend;
+                tree.push(Node {
+                    position: q,
+                    parent: k,
+                    children: Vec::new(),
+                    proof,
+                    disproof,
+                    height,
+                    friend,
+                });
+                let id = tree.len() - 1;
+                tree[k].children.push(id);
+            }
+            // Back up the numbers to the root.
+            let mut a = k;
+            loop {
+                if !tree[a].children.is_empty() {
+                    let kids = &tree[a].children;
+                    let (proof, disproof, height) = if tree[a].friend {
+                        let proof = kids
+                            .iter()
+                            .map(|&c| tree[c].proof)
+                            .min()
+                            .unwrap_or(INFINITE);
+                        let disproof = kids.iter().fold(0u64, |s, &c| {
+                            s.saturating_add(tree[c].disproof).min(INFINITE)
+                        });
+                        let height = kids
+                            .iter()
+                            .filter(|&&c| tree[c].proof == 0)
+                            .map(|&c| tree[c].height + 1)
+                            .min()
+                            .unwrap_or(0);
+                        (proof, disproof, height)
+                    } else {
+                        let proof = kids
+                            .iter()
+                            .fold(0u64, |s, &c| s.saturating_add(tree[c].proof).min(INFINITE));
+                        let disproof = kids
+                            .iter()
+                            .map(|&c| tree[c].disproof)
+                            .min()
+                            .unwrap_or(INFINITE);
+                        let height = kids.iter().map(|&c| tree[c].height + 1).max().unwrap_or(0);
+                        (proof, disproof, height)
+                    };
+                    tree[a].proof = proof;
+                    tree[a].disproof = disproof;
+                    tree[a].height = height;
+                    if proof == 0 {
+                        self.pn_heights
+                            .borrow_mut()
+                            .insert(tree[a].position.clone(), height);
+                    }
+                }
+                if a == 0 {
+                    break;
+                }
+                a = tree[a].parent;
+            }
+        }
+        Ok(())
     }
 
     /// Whether the friend side forces, within `depth` plies, a leaf that is a win for it

@@ -155,3 +155,38 @@ fn a_skewer_wins_into_a_certified_table_and_damage_is_refused() {
     std::fs::remove_file(dir.path().join("KQvK.8x8.verified")).unwrap();
     assert!(refuted(&file).contains("not certified"));
 }
+
+#[test]
+fn proof_numbers_find_what_a_shallow_search_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    build_tables(dir.path(), "KQvK", true);
+    let fen = "4r3/8/8/4k3/8/8/Q7/7K w - - 0 1";
+    let root: Position = fen.parse().unwrap();
+    let settings = FindSettings {
+        improve_seconds: 0.0,
+        ..FindSettings::default()
+    };
+    // A search of one ply sees no winning leaf: nothing settles the root.
+    let shallow = Judge::new(
+        retro_rules::Side::White,
+        Goal::Win,
+        &root,
+        Some(dir.path()),
+        1,
+    );
+    assert!(find_oracle(&shallow, &root, &settings).is_err());
+    // Proof-number search finds Qe2+ and Qxe8 on its own.
+    let judge = Judge::new(
+        retro_rules::Side::White,
+        Goal::Win,
+        &root,
+        Some(dir.path()),
+        1,
+    )
+    .with_proof_numbers(100_000);
+    let (oracle, _) = find_oracle(&judge, &root, &settings).unwrap();
+    let file = reminder::to_file(&oracle, &judge.used_tables());
+    let report = check(&file, dir.path()).unwrap();
+    assert_eq!(report.longest_path, Some(3));
+    assert!(report.table_win_leaves > 0);
+}
