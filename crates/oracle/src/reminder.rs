@@ -55,8 +55,15 @@ pub fn node_bytes(oracle: &Oracle) -> Vec<u8> {
     bytes
 }
 
-/// The oracle as a file, naming the tables its leaves read (material and body hash).
+/// The oracle as a file, naming those of `tables` (material and body hash) whose material some
+/// leaf of the oracle has.
 pub fn to_file(oracle: &Oracle, tables: &[(String, [u8; 32])]) -> OracleFile {
+    let leaf_materials: HashSet<String> = oracle
+        .choices
+        .iter()
+        .filter(|(_, c)| **c == Choice::Leaf)
+        .map(|(p, _)| retro_verify::stored(retro_verify::men::Men::of_position(p)).to_string())
+        .collect();
     let board = oracle.root.board();
     OracleFile {
         root: oracle.root.fen(),
@@ -69,6 +76,7 @@ pub fn to_file(oracle: &Oracle, tables: &[(String, [u8; 32])]) -> OracleFile {
         goal: oracle.goal,
         tables: tables
             .iter()
+            .filter(|(material, _)| leaf_materials.contains(material))
             .map(|(material, hash)| LeafTable {
                 material: material.clone(),
                 body_blake3: *hash,
