@@ -89,7 +89,8 @@ export function drawSvgBoard(holder, fen, { flipped = false, highlight = [], onS
       if (name) onSquare(name);
     });
   }
-  holder.className = "";
+  // Leave chessground's classes behind if it drew here before; keep the holder's own.
+  holder.classList.remove("cg-holder", "cg-wrap", "orientation-white", "orientation-black", "manipulable");
   holder.replaceChildren(svg);
 }
 

@@ -2,14 +2,7 @@
 // Table 1 row beside the paper's, the counts, a chart of positions by depth for each side to
 // move, the longest wins (open them on the position page to follow the best defence) and the
 // mutual zugzwangs. Everything comes from /api/tables and /api/learn.
-"use strict";
-
-async function getJson(url) {
-  const response = await fetch(url);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error || response.statusText);
-  return body;
-}
+import { drawSvgBoard, getJson } from "/assets/board.js";
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -120,6 +113,33 @@ function table1Rows(rows) {
   return el("div", {}, el("h3", {}, "Hurd's Table 1, beside the paper"), t);
 }
 
+// The best line from `fen` (the fastest mate against the longest defence), stepped through on
+// a small board inside `viewer`.
+async function stepThrough(fen, viewer) {
+  const line = await getJson("/api/line?fen=" + encodeURIComponent(fen));
+  const fens = [line.fen];
+  let probe = line;
+  for (const uci of line.line) {
+    const m = probe.moves.find(x => x.uci === uci);
+    fens.push(m.fen);
+    probe = await getJson("/api/probe?fen=" + encodeURIComponent(m.fen));
+  }
+  const board = el("div", { class: "mini-board" });
+  const caption = el("p", { class: "caption" });
+  const show = i => {
+    drawSvgBoard(board, fens[i], { highlight: i ? [line.line[i - 1].slice(0, 2), line.line[i - 1].slice(2, 4)] : [] });
+    caption.textContent = i ? `after ${line.line_san.slice(0, i).join(" ")}` : "the position";
+    index = i;
+  };
+  let index = 0;
+  const back = el("button", { type: "button" }, "◀");
+  const next = el("button", { type: "button", class: "next" }, "▶");
+  back.addEventListener("click", () => show(Math.max(0, index - 1)));
+  next.addEventListener("click", () => show(Math.min(fens.length - 1, index + 1)));
+  viewer.replaceChildren(board, el("div", {}, back, " ", next), caption);
+  show(0);
+}
+
 async function showMaterial(material) {
   const board = new URLSearchParams(location.search).get("board") || "8x8";
   document.getElementById("title").textContent = `${material} on ${board}`;
@@ -134,8 +154,11 @@ async function showMaterial(material) {
     const l = data.stats[side][key];
     if (!l) continue;
     const what = key === "longest_win" ? `mate in ${l.moves} (${l.plies} plies)` : `mated in ${l.moves} (${l.plies} plies)`;
+    const button = el("button", { type: "button", class: "step-through" }, "Step through the best line");
+    const viewer = el("div", { class: "line-viewer" });
+    button.addEventListener("click", () => stepThrough(l.fen, viewer));
     longest.append(el("p", {}, `${side === "white_to_move" ? "White" : "Black"} to move, ${what}: `,
-                      positionLink(l.fen), " — open it and press “Show the best line”."));
+                      positionLink(l.fen), " ", button), viewer);
   }
   document.getElementById("longest").replaceChildren(longest);
   const z = data.zugzwangs;

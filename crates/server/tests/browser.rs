@@ -388,7 +388,22 @@ fn the_position_page_in_a_browser() {
         session.eval("return document.querySelectorAll('tr.differs').length"),
         json!(0)
     );
+    // The longest win, stepped through in place.
+    session.click(".step-through");
+    session.wait_for(
+        "return document.querySelectorAll('.mini-board rect').length === 64",
+        "the line viewer",
+    );
+    for _ in 0..3 {
+        session.click(".line-viewer .next");
+    }
+    session.wait_for(
+        "return document.querySelector('.line-viewer .caption').textContent.startsWith('after ')",
+        "three steps of the best line",
+    );
     session.screenshot("learning-page.png");
+    session.eval("document.querySelector('.line-viewer').scrollIntoView(); return true");
+    session.screenshot("learning-page-line.png");
     session.open(&format!("http://{addr}/learn"));
     session.wait_for(
         "return document.querySelectorAll('ul.materials a').length >= 2",
