@@ -101,3 +101,16 @@ export async function getJson(url) {
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
 }
+
+/// The positions along a best line from /api/line (its FEN first), each found by probing the
+/// one before it for the move's resulting FEN.
+export async function lineFens(line) {
+  const fens = [line.fen];
+  let probe = line;
+  for (const uci of line.line) {
+    const m = probe.moves.find(x => x.uci === uci);
+    fens.push(m.fen);
+    probe = await getJson("/api/probe?fen=" + encodeURIComponent(m.fen));
+  }
+  return fens;
+}

@@ -2,7 +2,7 @@
 // Table 1 row beside the paper's, the counts, a chart of positions by depth for each side to
 // move, the longest wins (open them on the position page to follow the best defence) and the
 // mutual zugzwangs. Everything comes from /api/tables and /api/learn.
-import { drawSvgBoard, getJson } from "/assets/board.js";
+import { drawSvgBoard, getJson, lineFens } from "/assets/board.js";
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -117,13 +117,7 @@ function table1Rows(rows) {
 // a small board inside `viewer`.
 async function stepThrough(fen, viewer) {
   const line = await getJson("/api/line?fen=" + encodeURIComponent(fen));
-  const fens = [line.fen];
-  let probe = line;
-  for (const uci of line.line) {
-    const m = probe.moves.find(x => x.uci === uci);
-    fens.push(m.fen);
-    probe = await getJson("/api/probe?fen=" + encodeURIComponent(m.fen));
-  }
+  const fens = await lineFens(line);
   const board = el("div", { class: "mini-board" });
   const caption = el("p", { class: "caption" });
   const show = i => {

@@ -2,7 +2,7 @@
 // grouped by result, the best line to step through, PGN to copy and download. Everything comes
 // from /api/probe and /api/line.
 import { Chessground } from "/assets/chessground.min.js";
-import { drawSvgBoard, getJson, parsePlacement, placementOf } from "/assets/board.js";
+import { drawSvgBoard, getJson, lineFens, parsePlacement, placementOf } from "/assets/board.js";
 
 let flipped = false;
 let current = null;
@@ -127,14 +127,7 @@ async function showLine() {
   const steps = document.getElementById("line-steps");
   steps.replaceChildren();
   if (!data.line.length) { steps.textContent = "No forced mate: nothing to follow."; return; }
-  // Replay the line by probing each position in turn.
-  const fens = [data.fen];
-  let probe = data;
-  for (const uci of data.line) {
-    const m = probe.moves.find(x => x.uci === uci);
-    fens.push(m.fen);
-    probe = await getJson("/api/probe?fen=" + encodeURIComponent(m.fen));
-  }
+  const fens = await lineFens(data);
   const black = data.fen.split(" ")[1] === "b";
   data.line_san.forEach((san, i) => {
     const ply = i + (black ? 1 : 0);
