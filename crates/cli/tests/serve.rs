@@ -1,5 +1,6 @@
-//! `retro serve`: the bounded load test runs and stops by itself; a bad address is a clear
-//! error. (The pages and the API are tested in `crates/server/tests`.)
+//! `retro serve`: it serves, logs and stops cleanly on SIGTERM; the bounded load test runs and
+//! stops by itself; a bad address is a clear error. (The pages and the API are tested in
+//! `crates/server/tests`.)
 
 mod common;
 
@@ -29,5 +30,58 @@ fn a_bad_address_is_a_clear_error() {
         stderr_text(&out).contains("--addr"),
         "{}",
         stderr_text(&out)
+    );
+}
+
+#[test]
+fn it_serves_until_told_to_stop() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env("RETRO_TABLES", dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(
+        first.contains(&format!("http://127.0.0.1:{port}/")),
+        "{first}"
+    );
+    // One request, answered and logged.
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .write_all(b"GET /api/probe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    // SIGTERM: it finishes and exits cleanly.
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let mut log = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert!(
+        log.contains("GET /api/probe 400") && log.contains("shutting down"),
+        "{log}"
     );
 }
