@@ -114,10 +114,11 @@ pub fn load<'a>(
             "the contents do not match the blake3 checksum (the file is corrupted)",
         ));
     }
-    let mut at = 8;
+    let mut at: usize = 8;
     let mut take = |n: usize| -> Result<&[u8], FreezeError> {
-        let slice = content
-            .get(at..at + n)
+        let slice = at
+            .checked_add(n)
+            .and_then(|end| content.get(at..end))
             .ok_or_else(|| error(path, "truncated"))?;
         at += n;
         Ok(slice)
@@ -140,7 +141,7 @@ pub fn load<'a>(
     let entries = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
     let depths = word(take(4)?);
     let rules = word(take(4)?) as usize;
-    let mut hits = Vec::with_capacity(rules);
+    let mut hits = Vec::with_capacity(rules.min(1 << 16));
     for _ in 0..rules {
         let mut h = [0u64; 3];
         for n in &mut h {
@@ -150,7 +151,11 @@ pub fn load<'a>(
     }
     let mut codes = [Vec::new(), Vec::new()];
     for side in &mut codes {
-        let raw = take(2 * entries as usize)?;
+        let bytes = usize::try_from(entries)
+            .ok()
+            .and_then(|e| e.checked_mul(2))
+            .ok_or_else(|| error(path, "an impossible number of entries"))?;
+        let raw = take(bytes)?;
         *side = raw
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
