@@ -397,11 +397,13 @@ fn export(
         let checker = retro_verify::Checker::new(board, dir);
         let names: Vec<String> = needed.iter().map(|m| m.to_string()).collect();
         let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
-        let mut lines: Vec<u8> = Vec::new();
-        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut lines)?;
-        if text {
-            eprint!("{}", String::from_utf8_lossy(&lines));
-        }
+        // A line per table as it is checked (on standard error, so JSON output stays clean).
+        let mut out: Box<dyn std::io::Write> = if text {
+            Box::new(std::io::stderr())
+        } else {
+            Box::new(std::io::sink())
+        };
+        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut out)?;
         if checked.failed > 0 {
             return Err(anyhow!(
                 "{} of the tables the look-ups read fail verification",
