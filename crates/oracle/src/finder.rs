@@ -9,9 +9,10 @@
 //! shortens the win and the oracle has no cycle. Among those moves the finder prefers, in an
 //! order each [`Heuristic`] sets: a position already in the oracle (a transposition costs no
 //! node), one in the best oracle of an earlier round, few friend men on squares they have not
-//! used yet (the bare king shuttling between two squares), few positions not yet in the oracle
-//! among the foe's replies, the quickest win. [`find_oracle`] grows one oracle per heuristic,
-//! then grows them again preferring the best one's positions, while that makes it smaller.
+//! used yet, the friend side's last move taken back (the bare king shuttling between two
+//! squares), few positions not yet in the oracle among the foe's replies, the quickest win.
+//! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
+//! one's positions, while that makes it smaller, then searches locally.
 
 use crate::judge::{Knowledge, Worth};
 use crate::OracleBuildError;
@@ -69,15 +70,19 @@ pub enum Heuristic {
     /// Reuse, then few new squares, then many squares the friend men guard (less room for the
     /// foe), then few new foe replies.
     Guarding,
+    /// Reuse, then the friend side's last move taken back (the seed's king going back and forth
+    /// on two squares), then few new squares, then few new foe replies.
+    Shuttle,
 }
 
 impl Heuristic {
     /// All of them.
-    pub const ALL: [Heuristic; 4] = [
+    pub const ALL: [Heuristic; 5] = [
         Heuristic::Quickest,
         Heuristic::FewSquares,
         Heuristic::FewReplies,
         Heuristic::Guarding,
+        Heuristic::Shuttle,
     ];
 
     /// Its name in reports.
@@ -87,6 +92,7 @@ impl Heuristic {
             Heuristic::FewSquares => "few-squares",
             Heuristic::FewReplies => "few-replies",
             Heuristic::Guarding => "guarding",
+            Heuristic::Shuttle => "shuttle",
         }
     }
 }
@@ -177,8 +183,9 @@ pub fn grow(
     }
     let mut choices: HashMap<Position, Choice> = HashMap::new();
     let mut used: HashSet<Square> = friend_squares(root, friend).collect();
-    let mut stack = vec![root.clone()];
-    while let Some(p) = stack.pop() {
+    // Each position to visit with the friend side's last move on the way to it.
+    let mut stack: Vec<(Position, Option<(Square, Square)>)> = vec![(root.clone(), None)];
+    while let Some((p, last)) = stack.pop() {
         if choices.contains_key(&p) {
             continue;
         }
@@ -201,7 +208,7 @@ pub fn grow(
         let moves = judge.moves(&p);
         if to_move(&p) != friend {
             choices.insert(p, Choice::All);
-            stack.extend(moves.iter().rev().map(|(_, q)| q.clone()));
+            stack.extend(moves.iter().rev().map(|(_, q)| (q.clone(), last)));
             continue;
         }
         let Some(limit_plies) = bound(goal, judge.worth(&p)?) else {
@@ -243,6 +250,11 @@ pub fn grow(
                 Heuristic::FewSquares => (reuse, earlier, squares, replies, plies),
                 Heuristic::FewReplies => (reuse, earlier, replies, plies, squares),
                 Heuristic::Guarding => (reuse, earlier, squares, open_squares(q, friend), replies),
+                Heuristic::Shuttle => {
+                    let mv = moves[i].0;
+                    let back = last.is_some_and(|(from, to)| mv.from == to && mv.to == from);
+                    (reuse, earlier, u32::from(!back), squares, replies)
+                }
             };
             if best.is_none_or(|(k, _)| key < k) {
                 best = Some((key, i));
@@ -260,7 +272,7 @@ pub fn grow(
         let q = moves[i].1.clone();
         used.extend(friend_squares(&q, friend));
         choices.insert(p, Choice::Move(number));
-        stack.push(q);
+        stack.push((q, Some((moves[i].0.from, moves[i].0.to))));
     }
     Ok(Oracle {
         root: root.clone(),
