@@ -398,12 +398,12 @@ fn export(
         let names: Vec<String> = needed.iter().map(|m| m.to_string()).collect();
         let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
         // A line per table as it is checked (on standard error, so JSON output stays clean).
-        let mut out: Box<dyn std::io::Write> = if text {
+        let mut log: Box<dyn std::io::Write> = if text {
             Box::new(std::io::stderr())
         } else {
             Box::new(std::io::sink())
         };
-        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut out)?;
+        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut log)?;
         if checked.failed > 0 {
             return Err(anyhow!(
                 "{} of the tables the look-ups read fail verification",
@@ -416,14 +416,10 @@ fn export(
         ..retro_oracle::FindSettings::default()
     };
     let (file, _) = retro_freezer::export_oracle(analysis, dir, &settings)?;
-    retro_format::oracle::write_oracle(out, &file)?;
+    // Checked before it is written: a file that fails the checker is never left behind.
     let report = retro_verify::oracle::check_oracle(&file, &retro_verify::Checker::new(board, dir))
-        .with_context(|| {
-            format!(
-                "the oracle written to {} does not pass the checker",
-                out.display()
-            )
-        })?;
+        .context("the exported oracle does not pass the checker; nothing written")?;
+    retro_format::oracle::write_oracle(out, &file)?;
     Ok(Exported {
         file: out.to_path_buf(),
         nodes: report.nodes,

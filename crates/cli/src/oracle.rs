@@ -159,16 +159,12 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     let (oracle, report) =
         found.with_context(|| format!("building an oracle from {}", root.fen()))?;
     let file = reminder::to_file(&oracle, &judge.used_tables());
-    write_oracle(&args.out, &file)?;
+    // Checked before it is written: a file that fails the checker is never left behind.
     let bar = spinner(args.quiet, "checking it with the kernel's checker");
     let checked = check_oracle(&file, &Checker::new(root.board(), &dir));
     bar.finish_and_clear();
-    let checked = checked.with_context(|| {
-        format!(
-            "the oracle written to {} does not pass the checker",
-            args.out.display()
-        )
-    })?;
+    let checked = checked.context("the oracle found does not pass the checker; nothing written")?;
+    write_oracle(&args.out, &file)?;
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         let out = json!({
