@@ -332,11 +332,13 @@ pub fn replay(file: &OracleFile) -> Result<Replay, OracleFault> {
         let child = match seen.get(&q) {
             Some(&id) => id,
             None => {
+                // The walk's stack holds one frame per ancestor: its length is the new node's
+                // depth in the spanning tree.
+                tree_depth = tree_depth.max(stack.len());
                 let id = nodes.len();
                 if let Some(f) = make(q, Some((parent, mv)), &mut nodes, &mut seen)? {
                     stack.push(f);
                 }
-                tree_depth = tree_depth.max(depth_of(&nodes, id));
                 id
             }
         };
@@ -359,15 +361,6 @@ pub fn replay(file: &OracleFile) -> Result<Replay, OracleFault> {
         board,
         tree_depth,
     })
-}
-
-fn depth_of(nodes: &[Node], mut k: usize) -> usize {
-    let mut depth = 0;
-    while let Some((parent, _)) = nodes[k].parent {
-        depth += 1;
-        k = parent;
-    }
-    depth
 }
 
 impl Replay {
