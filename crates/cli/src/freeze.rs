@@ -9,7 +9,8 @@ use retro_engine::notation::{san, uci};
 use retro_engine::{Move, Position};
 use retro_freezer::{Analysis, Outcome, Problem, Step, Verdict};
 use retro_gen::Builder;
-use retro_rules::{opponent, Board, Side};
+use retro_rules::{opponent, Side};
+use retro_tablebase::report::{numbered_sans, pgn_game};
 use retro_tablebase::Tablebase;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -586,26 +587,6 @@ fn main_line(analysis: &Analysis<'_>, mut to_move: Side, mut index: u64) -> Resu
     Ok(line)
 }
 
-fn numbered(line: &[Shown], first: Side) -> String {
-    let mut out = Vec::new();
-    let mut number = 1;
-    let mut side = first;
-    for (k, m) in line.iter().enumerate() {
-        if side == Side::White {
-            out.push(format!("{number}. {}", m.san));
-        } else if k == 0 {
-            out.push(format!("{number}... {}", m.san));
-        } else {
-            out.push(m.san.clone());
-        }
-        if side == Side::Black {
-            number += 1;
-        }
-        side = opponent(side);
-    }
-    out.join(" ")
-}
-
 fn pgn_text(
     problem: &Problem,
     start: &retro_freezer::FreezerPosition,
@@ -619,35 +600,21 @@ fn pgn_text(
         Verdict::Win(_) | Verdict::Loss(_) => "0-1",
         Verdict::Draw => "1/2-1/2",
     };
-    let board = problem.geo.board();
-    let mut text = String::new();
     let event = problem
         .title
         .clone()
         .unwrap_or_else(|| "retro freeze main line".into());
-    for (tag, val) in [
-        ("Event", event),
-        ("Site", "?".into()),
-        ("Date", "????.??.??".into()),
-        ("Round", "-".into()),
-        ("White", "?".into()),
-        ("Black", "?".into()),
-        ("Result", result.into()),
-        ("SetUp", "1".into()),
-        ("FEN", start.to_natural(&problem.geo).fen()),
-    ] {
-        text.push_str(&format!("[{tag} \"{val}\"]\n"));
-    }
-    if board != Board::STANDARD {
-        text.push_str(&format!("[Board \"{board}\"]\n"));
-    }
-    text.push_str(&format!(
-        "[Annotator \"retro freeze: {}\"]\n\n",
-        v.describe()
-    ));
-    text.push_str(&numbered(line, to_move));
-    text.push(' ');
-    text.push_str(result);
-    text.push('\n');
-    text
+    pgn_game(
+        &event,
+        &start.to_natural(&problem.geo).fen(),
+        problem.geo.board(),
+        result,
+        &format!("retro freeze: {}", v.describe()),
+        &numbered(line, to_move),
+    )
+}
+
+/// The SAN of a line with move numbers, `first` to move at move 1.
+fn numbered(line: &[Shown], first: Side) -> String {
+    numbered_sans(line.iter().map(|m| m.san.as_str()), first, 1)
 }

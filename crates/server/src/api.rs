@@ -9,7 +9,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use retro_engine::{Geometry, Material, Position};
+use retro_engine::{Material, Position};
 use retro_rules::fen::Setup;
 use retro_rules::Board;
 use retro_strategy::{Krk, Strategy};
@@ -63,15 +63,19 @@ fn required_fen(fen: Option<String>) -> Result<String, ApiError> {
         .ok_or_else(|| ApiError::BadRequest("the query needs a position: ?fen=…".into()))
 }
 
-/// A legal position from FEN, for the natural model and the engine.
-fn position(fen: &str) -> Result<(retro_rules::Position, Position), ApiError> {
+/// A legal position from FEN, for the natural model and the engine, with its board's tables
+/// (whose geometry, made once per board, serves the engine's position).
+fn position(
+    state: &AppState,
+    fen: &str,
+) -> Result<(retro_rules::Position, Position, Arc<Tablebase>), ApiError> {
     let setup = Setup::parse(fen).map_err(|e| ApiError::BadRequest(format!("invalid FEN: {e}")))?;
     let natural = retro_rules::Position::from_setup(&setup)
         .map_err(|e| ApiError::BadRequest(format!("'{fen}' is an {e}")))?;
-    let geo = Geometry::new(natural.board());
-    let fast = Position::from_natural(&geo, &natural)
+    let tb = state.tables(natural.board());
+    let fast = Position::from_natural(tb.geometry(), &natural)
         .map_err(|e| ApiError::BadRequest(format!("'{fen}': {e}")))?;
-    Ok((natural, fast))
+    Ok((natural, fast, tb))
 }
 
 /// Runs table work off the async threads.
@@ -93,8 +97,7 @@ async fn on_position(
 ) -> Result<Json<Value>, ApiError> {
     let fen = required_fen(fen)?;
     blocking(move || {
-        let (natural, fast) = position(&fen)?;
-        let tb = state.tables(natural.board());
+        let (natural, fast, tb) = position(&state, &fen)?;
         work(&tb, &natural, &fast).map(Json)
     })
     .await
@@ -273,9 +276,9 @@ pub async fn strategy_krk(
         }
         let choice = Strategy::default().function(&p);
         // The table's moves, where the KRvK table of this board is built.
-        let rated = position(&p.fen()).ok().and_then(|(natural, fast)| {
-            state.tables(natural.board()).rated_moves(&fast).ok()
-        });
+        let rated = position(&state, &p.fen())
+            .ok()
+            .and_then(|(_, fast, tb)| tb.rated_moves(&fast).ok());
         let optimal = rated.as_ref().and_then(|r| r.first()).map(|best| {
             json!({ "uci": best.uci, "san": best.san, "dtm": retro_tablebase::probe::signed_dtm(best.value) })
         });

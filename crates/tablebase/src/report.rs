@@ -2,12 +2,12 @@
 //! API, best lines with move numbers and as PGN, statistics as JSON — shared by `retro probe`,
 //! `retro stats` and `retro serve`.
 //!
-//! Owns: [`probe_json`], [`move_json`], [`move_result`], [`numbered`], [`pgn_text`],
-//! [`stats_json`].
+//! Owns: [`probe_json`], [`move_json`], [`move_result`], [`numbered_sans`], [`numbered`],
+//! [`pgn_game`], [`pgn_text`], [`stats_json`].
 
 use crate::probe::{category, describe, signed_dtm, ProbeError, RatedMove, Tablebase};
 use crate::stats::{Counts, MaterialStats, SideStats};
-use retro_engine::{Geometry, Position};
+use retro_engine::Position;
 use retro_format::Value;
 use retro_rules::{Board, Side};
 use serde_json::{json, Value as Json};
@@ -48,7 +48,7 @@ pub fn probe_json(
     position: &Position,
     line: bool,
 ) -> Result<Json, ProbeError> {
-    let geo = Geometry::new(natural.board());
+    let geo = tb.geometry();
     let value = tb.value(position)?;
     let moves = tb.rated_moves(position)?;
     let mut out = json!({
@@ -58,11 +58,11 @@ pub fn probe_json(
         "category": category(value),
         "dtm": signed_dtm(value),
         "description": describe(position.side_to_move(), value),
-        "checkmate": position.is_checkmate(&geo),
-        "stalemate": position.is_stalemate(&geo),
+        "checkmate": position.is_checkmate(geo),
+        "stalemate": position.is_stalemate(geo),
         "moves": moves.iter().map(|m| {
             let mut j = move_json(m);
-            j["fen"] = json!(m.after.to_natural(&geo).fen());
+            j["fen"] = json!(m.after.to_natural(geo).fen());
             j
         }).collect::<Vec<_>>(),
     });
@@ -74,18 +74,23 @@ pub fn probe_json(
     Ok(out)
 }
 
-/// SAN of a line with move numbers, starting with `first` to move at move `fullmove`.
-pub fn numbered(line: &[RatedMove], first: Side, fullmove: u32) -> String {
+/// SAN moves with move numbers, `first` to move at move `fullmove`: "1. Ka2 Kd4 2. Kb3", or
+/// "1... Kd4 2. Kb3" when Black moves first.
+pub fn numbered_sans<'a>(
+    sans: impl IntoIterator<Item = &'a str>,
+    first: Side,
+    fullmove: u32,
+) -> String {
     let mut text = String::new();
     let mut number = fullmove;
     let mut side = first;
-    for (i, m) in line.iter().enumerate() {
+    for (i, san) in sans.into_iter().enumerate() {
         if side == Side::White {
             text.push_str(&format!("{number}. "));
         } else if i == 0 {
             text.push_str(&format!("{number}... "));
         }
-        text.push_str(&m.san);
+        text.push_str(san);
         text.push(' ');
         if side == Side::Black {
             number += 1;
@@ -93,6 +98,49 @@ pub fn numbered(line: &[RatedMove], first: Side, fullmove: u32) -> String {
         side = retro_rules::opponent(side);
     }
     text.trim_end().to_string()
+}
+
+/// SAN of a line with move numbers, starting with `first` to move at move `fullmove`.
+pub fn numbered(line: &[RatedMove], first: Side, fullmove: u32) -> String {
+    numbered_sans(line.iter().map(|m| m.san.as_str()), first, fullmove)
+}
+
+/// A PGN game from a set-up position: the seven-tag roster with `event` and `result`, SetUp
+/// and FEN, Board when not 8×8, Annotator, then the movetext and the result.
+pub fn pgn_game(
+    event: &str,
+    fen: &str,
+    board: Board,
+    result: &str,
+    annotator: &str,
+    movetext: &str,
+) -> String {
+    let mut text = String::new();
+    for (tag, val) in [
+        ("Event", event),
+        ("Site", "?"),
+        ("Date", "????.??.??"),
+        ("Round", "-"),
+        ("White", "?"),
+        ("Black", "?"),
+        ("Result", result),
+        ("SetUp", "1"),
+        ("FEN", fen),
+    ] {
+        text.push_str(&format!("[{tag} \"{val}\"]\n"));
+    }
+    if board != Board::STANDARD {
+        text.push_str(&format!("[Board \"{board}\"]\n"));
+    }
+    text.push_str(&format!("[Annotator \"{annotator}\"]\n"));
+    text.push('\n');
+    text.push_str(movetext);
+    if !movetext.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(result);
+    text.push('\n');
+    text
 }
 
 /// The best line from `natural` (value `value`) as a PGN game with its FEN and result.
@@ -104,34 +152,14 @@ pub fn pgn_text(natural: &retro_rules::Position, value: Value, line: &[RatedMove
         Value::Win(_) | Value::Loss(_) => "0-1",
         _ => "1/2-1/2",
     };
-    let board = natural.board();
-    let mut text = String::new();
-    for (tag, val) in [
-        ("Event", "retro best line".to_string()),
-        ("Site", "?".to_string()),
-        ("Date", "????.??.??".to_string()),
-        ("Round", "-".to_string()),
-        ("White", "?".to_string()),
-        ("Black", "?".to_string()),
-        ("Result", result.to_string()),
-        ("SetUp", "1".to_string()),
-        ("FEN", natural.fen()),
-    ] {
-        text.push_str(&format!("[{tag} \"{val}\"]\n"));
-    }
-    if board != Board::STANDARD {
-        text.push_str(&format!("[Board \"{board}\"]\n"));
-    }
-    text.push_str(&format!("[Annotator \"{}\"]\n", describe(stm, value)));
-    text.push('\n');
-    let moves = numbered(line, stm, 1);
-    text.push_str(&moves);
-    if !moves.is_empty() {
-        text.push(' ');
-    }
-    text.push_str(result);
-    text.push('\n');
-    text
+    pgn_game(
+        "retro best line",
+        &natural.fen(),
+        natural.board(),
+        result,
+        &describe(stm, value),
+        &numbered(line, stm, 1),
+    )
 }
 
 fn side_json(s: &SideStats) -> Json {
