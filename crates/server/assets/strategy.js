@@ -1,7 +1,7 @@
 // The KRK strategy page: on an n×n board, the strategy's move and its kind beside the table's
 // optimal move, played out against the table's best defence. From /api/strategy/krk and
 // /api/probe.
-import { drawSvgBoard, getJson } from "/assets/board.js";
+import { drawSvgBoard, getJson, placementOf } from "/assets/board.js";
 
 let fen = null;
 
@@ -17,11 +17,7 @@ function startFor(n) {
     if (mid <= 2 && r === n - 1) cells[n - 1] = "k";
     rows.push(cells);
   }
-  return rows.map(row => {
-    let t = "", run = 0;
-    for (const c of row) { if (!c) { run++; continue; } if (run) { t += run; run = 0; } t += c; }
-    return run ? t + run : t;
-  }).join("/") + " w - - 0 1";
+  return placementOf(rows) + " w - - 0 1";
 }
 
 async function show(newFen, highlight) {
