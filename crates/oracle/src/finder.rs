@@ -10,7 +10,8 @@
 //! order each [`Heuristic`] sets: a position already in the oracle (a transposition costs no
 //! node), one in the best oracle of an earlier round, few friend men on squares they have not
 //! used yet, the friend side's last move taken back (the bare king shuttling between two
-//! squares), few positions not yet in the oracle among the foe's replies, the quickest win.
+//! squares), for goal *not lose* the friend king waiting on a 2×2 block on the square of the foe
+//! king's colour class ([`Heuristic::Parity`]), few positions not yet in the oracle among the foe's replies, the quickest win.
 //! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
 //! one's positions, while that makes it smaller, then searches locally.
 
@@ -73,10 +74,20 @@ pub enum Heuristic {
     /// Reuse, then the friend side's last move taken back (the seed's king going back and forth
     /// on two squares), then few new squares, then few new foe replies.
     Shuttle,
+    /// Reuse, then the friend king on the square of the 2×2 block (lower left corner `corner`,
+    /// as file and rank numbers) that has the foe king's colour class (files and ranks both an
+    /// even distance apart), then the king near the block, then few new foe replies. A waiting
+    /// king that always has a move: the foe king's class changes with each of its moves, and the
+    /// block holds one square of each class, all adjacent to each other and none adjacent to a
+    /// foe king of its class. For goal *not lose*, one per block near the friend king's square.
+    Parity {
+        /// The block's lower left square: file, rank.
+        corner: (u8, u8),
+    },
 }
 
 impl Heuristic {
-    /// All of them.
+    /// All of them but the waiting king's.
     pub const ALL: [Heuristic; 5] = [
         Heuristic::Quickest,
         Heuristic::FewSquares,
@@ -85,14 +96,41 @@ impl Heuristic {
         Heuristic::Shuttle,
     ];
 
+    /// The heuristics tried from `root`: [`Heuristic::ALL`], and for goal *not lose*
+    /// [`Heuristic::Parity`] on every 2×2 block of the board that holds the friend king's
+    /// square or one next to it.
+    pub fn for_root(root: &Position, friend: Side, goal: Goal) -> Vec<Heuristic> {
+        let mut all = Heuristic::ALL.to_vec();
+        let king = root
+            .men()
+            .find(|&(_, man)| man == (friend, retro_rules::Piece::King))
+            .map(|(sq, _)| sq);
+        if let (Goal::NotLose, Some(king)) = (goal, king) {
+            let board = root.board();
+            for file in king.file.saturating_sub(2)..=king.file.saturating_add(1) {
+                for rank in king.rank.saturating_sub(2)..=king.rank.saturating_add(1) {
+                    if file + 1 < board.files() && rank + 1 < board.ranks() {
+                        all.push(Heuristic::Parity {
+                            corner: (file, rank),
+                        });
+                    }
+                }
+            }
+        }
+        all
+    }
+
     /// Its name in reports.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Heuristic::Quickest => "quickest",
-            Heuristic::FewSquares => "few-squares",
-            Heuristic::FewReplies => "few-replies",
-            Heuristic::Guarding => "guarding",
-            Heuristic::Shuttle => "shuttle",
+            Heuristic::Quickest => "quickest".into(),
+            Heuristic::FewSquares => "few-squares".into(),
+            Heuristic::FewReplies => "few-replies".into(),
+            Heuristic::Guarding => "guarding".into(),
+            Heuristic::Shuttle => "shuttle".into(),
+            Heuristic::Parity { corner } => {
+                format!("parity-{}", Square::new(corner.0, corner.1))
+            }
         }
     }
 }
@@ -101,6 +139,24 @@ fn friend_squares(p: &Position, friend: Side) -> impl Iterator<Item = Square> + 
     p.men()
         .filter(move |&(_, (side, _))| side == friend)
         .map(|(sq, _)| sq)
+}
+
+/// How far the friend king of `p` stands from the 2×2 block with lower left square `corner`
+/// (0 inside it), and whether it stands on the block's square of the foe king's colour class
+/// (files and ranks both an even distance apart).
+fn parity_place(p: &Position, friend: Side, corner: (u8, u8)) -> (u32, bool) {
+    let king = |side| {
+        p.men()
+            .find(|&(_, man)| man == (side, retro_rules::Piece::King))
+            .map(|(sq, _)| sq)
+    };
+    let (Some(own), Some(foe)) = (king(friend), king(retro_rules::opponent(friend))) else {
+        return (u32::MAX, false);
+    };
+    let off = |x: u8, lo: u8| u32::from(lo.saturating_sub(x).max(x.saturating_sub(lo + 1)));
+    let distance = off(own.file, corner.0).max(off(own.rank, corner.1));
+    let same_class = (own.file ^ foe.file) & 1 == 0 && (own.rank ^ foe.rank) & 1 == 0;
+    (distance, distance == 0 && same_class)
 }
 
 /// How much the finder dislikes a move: five counts compared in the heuristic's order.
@@ -255,6 +311,10 @@ pub fn grow(
                     let back = last.is_some_and(|(from, to)| mv.from == to && mv.to == from);
                     (reuse, earlier, u32::from(!back), squares, replies)
                 }
+                Heuristic::Parity { corner } => {
+                    let (distance, placed) = parity_place(q, friend, corner);
+                    (reuse, earlier, u32::from(!placed), distance, replies)
+                }
             };
             if best.is_none_or(|(k, _)| key < k) {
                 best = Some((key, i));
@@ -333,12 +393,13 @@ pub fn find_oracle(
     let limit = settings.limit;
     let mut attempts = Vec::new();
     let mut best: Option<(Oracle, Heuristic)> = None;
+    let heuristics = Heuristic::for_root(root, judge.friend(), judge.goal());
     for round in 0..=settings.rounds {
         let prior: Option<HashSet<Position>> = best
             .as_ref()
             .map(|(o, _)| o.choices.keys().cloned().collect());
         let before = best.as_ref().map_or(usize::MAX, |(o, _)| o.len());
-        for heuristic in Heuristic::ALL {
+        for &heuristic in &heuristics {
             let oracle = grow(judge, root, heuristic, prior.as_ref(), None, limit)?;
             attempts.push((round, heuristic, oracle.len()));
             if best.as_ref().is_none_or(|(b, _)| oracle.len() < b.len()) {
@@ -422,4 +483,48 @@ pub fn find_oracle(
             seconds: start.elapsed().as_secs_f64(),
         },
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn position(fen: &str) -> Position {
+        fen.parse().unwrap()
+    }
+
+    /// The waiting king's blocks are those holding the friend king's square or one next to it,
+    /// and only for goal not-lose.
+    #[test]
+    fn parity_blocks_surround_the_friend_king() {
+        let corner_king = position("8/8/8/8/8/8/8/K6k w - - 0 1");
+        let blocks = |p: &Position, goal| {
+            Heuristic::for_root(p, Side::White, goal)
+                .into_iter()
+                .filter_map(|h| match h {
+                    Heuristic::Parity { corner } => Some(corner),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            blocks(&corner_king, Goal::NotLose),
+            [(0, 0), (0, 1), (1, 0), (1, 1)]
+        );
+        assert!(blocks(&corner_king, Goal::Win).is_empty());
+        let central = position("8/8/8/8/3K4/8/8/7k w - - 0 1");
+        assert_eq!(blocks(&central, Goal::NotLose).len(), 16);
+    }
+
+    /// The king is placed when it stands in the block on the foe king's colour class.
+    #[test]
+    fn parity_place_measures_the_block_and_the_class() {
+        // White's king on b1, Black's on h1: files 1 and 7, ranks 0 and 0.
+        let p = position("8/8/8/8/8/8/8/1K5k b - - 0 1");
+        assert_eq!(parity_place(&p, Side::White, (1, 0)), (0, true));
+        assert_eq!(parity_place(&p, Side::White, (0, 0)), (0, true));
+        assert_eq!(parity_place(&p, Side::White, (3, 2)), (2, false));
+        let other_class = position("8/8/8/8/8/8/8/2K4k b - - 0 1");
+        assert_eq!(parity_place(&other_class, Side::White, (1, 0)), (0, false));
+    }
 }

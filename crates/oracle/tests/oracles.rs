@@ -59,9 +59,10 @@ fn bare_kings_hold_the_draw() {
     assert_eq!((report.nodes, file.nodes.len()), (size, size));
     assert_eq!(report.friend_nodes + report.foe_nodes, size, "no leaves");
     // The seed's figure for a king shuttling between two squares is 216 nodes; the finder's
-    // best is documented in the README. A regression guard for the finder, far below the
-    // 7,224 legal positions of both sides to move:
-    assert!(size <= 250, "{size} nodes");
+    // best, a king waiting on b1, c1, b2, c2 in step with the other king's colour class, is 227
+    // (the README says why it stays above 216). A regression guard for the finder, far below
+    // the 7,224 legal positions of both sides to move:
+    assert!(size <= 227, "{size} nodes");
     let player = Player::compile(&file).unwrap();
     assert_eq!(player.len(), report.friend_nodes);
     // Every friend position's move is legal and stays in the oracle.
