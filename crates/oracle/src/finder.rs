@@ -11,7 +11,8 @@
 //! node), one in the best oracle of an earlier round, few friend men on squares they have not
 //! used yet, the friend side's last move taken back (the bare king shuttling between two
 //! squares), for goal *not lose* the friend king waiting on a 2×2 block on the square of the foe
-//! king's colour class ([`Heuristic::Parity`]), few positions not yet in the oracle among the foe's replies, the quickest win.
+//! king's colour class ([`Heuristic::Parity`]), few positions not yet in the oracle among the
+//! foe's replies, the quickest win.
 //! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
 //! one's positions, while that makes it smaller, then searches locally.
 
