@@ -231,9 +231,9 @@ enum Command {
     },
     /// Prove the fast engine equal to the natural model on every position of small materials.
     ///
-    /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 5x5,
+    /// Default scope: all materials of up to 3 men on 8x8 and up to 4 men on 4x4 and 4x5,
     /// with and without pawns. `--board` and `--pieces` choose one board and size instead;
-    /// `--full` checks all materials of up to 4 men on 8x8.
+    /// `--full` checks all materials of up to 4 men on 8x8 and 5x5.
     Selfcheck {
         /// Check this board only (FxR, e.g. 6x5).
         #[arg(long)]
@@ -241,7 +241,7 @@ enum Command {
         /// The most men per material, kings included (with --board; default 3).
         #[arg(long, value_parser = clap::value_parser!(u8).range(2..=5))]
         pieces: Option<u8>,
-        /// All materials of up to 4 men, with and without pawns, on 8x8 (takes a while).
+        /// All materials of up to 4 men, with and without pawns, on 8x8 and 5x5 (takes hours).
         #[arg(long, conflicts_with_all = ["board", "pieces"])]
         full: bool,
         /// Leave out materials with pawns.

@@ -1,5 +1,5 @@
 //! `retro selfcheck`'s default scope — every position of every material of up to 3 men on 8×8
-//! and up to 4 men on 4×4 and 5×5 — and a few odd boards (non-square: 4 symmetries; odd sides:
+//! and up to 4 men on 4×4 and 4×5 — and a few odd boards (non-square: 4 symmetries; odd sides:
 //! kings on the middle file and rank).
 
 use retro_engine::selfcheck::{run, Scope};
@@ -18,7 +18,7 @@ fn check(scopes: &[Scope]) -> retro_engine::selfcheck::Report {
 #[test]
 fn default_scope_engine_equals_natural_model() {
     let report = check(&Scope::defaults());
-    // 11 materials of up to 3 men on 8×8, 66 of up to 4 men on each of 4×4 and 5×5.
+    // 11 materials of up to 3 men on 8×8, 66 of up to 4 men on each of 4×4 and 4×5.
     assert_eq!(report.materials, 11 + 66 + 66);
     assert!(report.legal > 10_000_000, "{}", report.legal);
 }

@@ -64,8 +64,10 @@ fn compare_with_reference(material: &str, board: (usize, usize)) {
 
     let men: Vec<Man> = material.men();
     let positions = universe(board, &men);
-    let white = solve(&Chess::WHITE, positions.iter().cloned()).unwrap();
-    let black = solve(&Chess::BLACK, positions.iter().cloned()).unwrap();
+    let (white, black) = rayon::join(
+        || solve(&Chess::WHITE, positions.iter().cloned()).unwrap(),
+        || solve(&Chess::BLACK, positions.iter().cloned()).unwrap(),
+    );
     let mut checked = 0;
     for p in positions
         .iter()
@@ -113,6 +115,7 @@ fn kqkr_on_4x4_matches_the_reference_solver() {
 }
 
 #[test]
+#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn kqkr_on_5x5_matches_the_reference_solver() {
     compare_with_reference("KQvKR", (5, 5));
 }
@@ -334,14 +337,17 @@ fn rebased_depths_come_back_exact() {
     // here, with and without watching first, with en-passant positions, promotions and
     // pawnless material; the files are the reference core's byte for byte, and the snapshots
     // are deleted. Leaving the folded codes unresolved, or folding the frontier, makes it fail.
-    for (span, watch) in [(5, Some(0)), (9, None)] {
-        let tuning = fast::Tuning {
-            watch_keys: watch,
-            rebase_span: Some(span),
-        };
-        cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
-        cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);
-    }
+    // The two tunings side by side, so that this long test does not run last alone.
+    [(5, Some(0)), (9, None)]
+        .into_par_iter()
+        .for_each(|(span, watch)| {
+            let tuning = fast::Tuning {
+                watch_keys: watch,
+                rebase_span: Some(span),
+            };
+            cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
+            cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);
+        });
 }
 
 #[test]
@@ -353,7 +359,10 @@ fn fast_core_equals_reference_core_on_8x8() {
 }
 
 // Pawns: pushes, double steps, en passant, promotion to each piece with and without a capture,
-// on boards with room for a double step (at least 4 ranks), one test per case.
+// on boards with room for a double step (at least 4 ranks), one test per case. CI runs one
+// comparison per rule (KPvK on three boards, en passant in KPvKP on 3×5, a capture of the pawn in
+// KRvKP, two pawns in KPPvK); the ignored ones complete every material of up to 4 men and take
+// some minutes more.
 
 #[test]
 fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
@@ -363,6 +372,7 @@ fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
 }
 
 #[test]
+#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn kpkp_on_4x4_matches_the_reference_solver() {
     // Both sides' pawns; a double step promotes on 4 ranks, so no en passant.
     compare_with_reference("KPvKP", (4, 4));
@@ -385,11 +395,13 @@ fn kppk_on_4x4_matches_the_reference_solver() {
 }
 
 #[test]
+#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn knkp_on_4x5_matches_the_reference_solver() {
     compare_with_reference("KNvKP", (4, 5));
 }
 
 #[test]
+#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn the_other_four_man_pawn_materials_on_4x4_match_the_reference_solver() {
     // With KPvK, KPPvK, KPvKP, KRvKP and KNvKP above: every material of up to 4 men with
     // pawns, promotions into every piece's tables.

@@ -414,15 +414,16 @@ mod tests {
     use super::*;
     use crate::men::Men;
     use crate::scheme::Scheme;
+    use rayon::prelude::*;
     use retro_rules::laws::{chess_legal, en_passant_consistent, successors};
     use retro_rules::Board;
     use std::collections::BTreeSet;
 
     /// On every placement of several categories, both sides to move: legality and the set of
-    /// successor positions equal the natural model's.
+    /// successor positions equal the natural model's (the categories in parallel).
     #[test]
     fn moves_equal_the_natural_successors() {
-        for (files, ranks, material) in [
+        [
             (4, 4, "KQvKR"),
             (4, 5, "KRBvK"),
             (5, 5, "KNvKB"),
@@ -433,13 +434,15 @@ mod tests {
             (4, 6, "KRPvKP"),
             (3, 5, "KPvKN"),
             (4, 4, "KPvKB"),
-        ] {
+        ]
+        .into_par_iter()
+        .for_each(|(files, ranks, material)| {
             let board = Board::new(files, ranks).unwrap();
             let lines = Lines::new(board);
             let men = Men::parse(material).unwrap();
             let scheme = Scheme::new(board, &men);
             let listed = men.listed();
-            for &pair in scheme.pairs() {
+            scheme.pairs().par_iter().for_each(|&pair| {
                 scheme.for_each_placement_numbers(pair, |numbers| {
                     let plain = Placement::new(&lines, &listed, numbers);
                     for side in Side::ALL {
@@ -490,7 +493,7 @@ mod tests {
                         }
                     }
                 });
-            }
-        }
+            });
+        });
     }
 }
