@@ -7,7 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::notation::{san, uci};
 use retro_engine::{Move, Position};
-use retro_freezer::{Analysis, Outcome, Problem, Step, Verdict};
+use retro_freezer::{Analysis, Layout, Outcome, Problem, Step, Verdict};
 use retro_gen::Builder;
 use retro_rules::{opponent, Side};
 use retro_tablebase::report::{numbered_sans, pgn_game};
@@ -48,6 +48,22 @@ pub struct FreezeArgs {
     /// problem file with `--save DIR` reads it instead of solving (`--probe` browses it).
     #[arg(long)]
     save: Option<PathBuf>,
+    /// The work layout while solving: `wide` (4 bytes per entry and side, and 8 per decided
+    /// entry: quickest), `narrow` (1 byte per entry and side, for index spaces beyond 2^32
+    /// entries; depths up to 181 plies), `auto` (wide while it needs at most 6 GiB).
+    #[arg(long, value_enum, default_value = "auto")]
+    layout: LayoutArg,
+}
+
+/// The work layout of `retro freeze`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutArg {
+    /// Wide while it needs at most 6 GiB, else narrow.
+    Auto,
+    /// 4 bytes per entry and side, and 8 per decided entry.
+    Wide,
+    /// 1 byte per entry and side.
+    Narrow,
 }
 
 /// Output format of `retro freeze`.
@@ -117,7 +133,13 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
         quiet,
         oracle,
         save,
+        layout,
     } = args;
+    let layout = match layout {
+        LayoutArg::Auto => Layout::Auto,
+        LayoutArg::Wide => Layout::Wide,
+        LayoutArg::Narrow => Layout::Narrow,
+    };
     let path = problem_file.as_path();
     let start_time = Instant::now();
     let text = std::fs::read_to_string(path)
@@ -153,7 +175,7 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
     let reused = loaded.is_some();
     let analysis = match loaded {
         Some(a) => a,
-        None => Analysis::solve(&problem, &tables, &bars)
+        None => Analysis::solve_with(&problem, &tables, layout, &bars)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?,
     };
     bars.done();
@@ -260,6 +282,7 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
                 "longest_win_plies": c.longest_win.map(|l| l.0), "longest_loss_plies": c.longest_loss.map(|l| l.0),
             }))).collect::<serde_json::Map<_, _>>(),
             "depth_passes": analysis.depth_passes(),
+            "layout": analysis.layout().name(),
             "saved": saved_path.as_ref().map(|f| f.display().to_string()),
             "reused_saved": reused,
             "seconds": seconds,
@@ -289,9 +312,12 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
         problem.men.len()
     );
     println!(
-        "Index: {size} entries per side to move ({} in all); {} depth passes",
+        "Index: {size} entries per side to move ({} in all); {} depth passes; {} layout ({} byte{} per entry and side)",
         2 * size,
-        analysis.depth_passes()
+        analysis.depth_passes(),
+        analysis.layout().name(),
+        analysis.layout().bytes_per_entry(),
+        if analysis.layout().bytes_per_entry() == 1 { "" } else { "s" },
     );
     println!("Position ({label}): {fen}, {} to move", side_name(to_move));
     println!("Value: {}", verdict_sentence(verdict, to_move));

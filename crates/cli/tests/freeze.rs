@@ -56,6 +56,25 @@ fn a_problem_is_solved_saved_and_exported() {
     let checked = retro_with_tables(&["oracle", "check", oracle.to_str().unwrap()], &tables);
     assert!(checked.status.success(), "{}", stderr_text(&checked));
     assert!(stdout_text(&checked).contains("White wins"));
+
+    // The narrow layout (a byte per entry and side) gives the same answer and counts.
+    assert_eq!(json["layout"], "wide");
+    let narrow = retro_with_tables(&[&args[..5], &["--layout", "narrow"]].concat(), &tables);
+    assert!(narrow.status.success(), "{}", stderr_text(&narrow));
+    let json3: serde_json::Value = serde_json::from_str(&stdout_text(&narrow)).unwrap();
+    assert_eq!(json3["layout"], "narrow");
+    for key in [
+        "start",
+        "counts",
+        "longest_win_plies",
+        "depth_passes",
+        "best_moves",
+    ] {
+        assert_eq!(json3[key], json[key], "{key}");
+    }
+    let bad = retro_with_tables(&[&args[..5], &["--layout", "thin"]].concat(), &tables);
+    assert!(!bad.status.success());
+    assert!(stderr_text(&bad).contains("thin"), "{}", stderr_text(&bad));
 }
 
 #[test]

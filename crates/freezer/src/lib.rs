@@ -19,6 +19,6 @@ pub mod solve;
 pub use export::{export_oracle, ExportError};
 pub use problem::{FreezerPosition, Outcome, Problem, ProblemError, RuleValue};
 pub use solve::{
-    tables_needed, Analysis, Assumption, FreezeError, Observer, SideCounts, Silent, Space, Step,
-    Verdict,
+    tables_needed, Analysis, Assumption, FreezeError, Layout, Observer, SideCounts, Silent, Space,
+    Step, Verdict, NARROW_MAX_PLIES, WIDE_LIMIT,
 };

@@ -8,28 +8,31 @@
 //! | size | field |
 //! |---|---|
 //! | 8 | magic `RETROFZ` followed by byte `0x1a` |
-//! | 4 | version (1) |
+//! | 4 | version (2) |
 //! | 4 | length `T` of the problem file's text |
 //! | `T` | the problem file's text, UTF-8 (a saved analysis answers only this exact text) |
 //! | 8 | entries per side to move `E` |
 //! | 4 | depth passes |
+//! | 4 | bytes per code `W`: 2 (the wide layout's `u16` codes) or 1 (the narrow layout's bytes) |
 //! | 4 | number of rules `R` (one per man, then captures, then promotions) |
 //! | `24 R` | per rule, the exits it valued as a White win, a draw, a Black win |
-//! | `2 E` | White to move: one work code per entry |
-//! | `2 E` | Black to move: likewise |
+//! | `W E` | White to move: one work code per entry |
+//! | `W E` | Black to move: likewise |
 //! | 32 | blake3 hash of every byte before it |
 //!
-//! Written to a temporary file beside the destination and renamed over it.
+//! Version 1 had no `W` field (its codes are wide); it is still read. Written a piece at a
+//! time (so saving takes no second copy of the codes) to a temporary file beside the
+//! destination, then renamed over it.
 
 use crate::problem::Problem;
-use crate::solve::{Analysis, FreezeError};
+use crate::solve::{Analysis, FreezeError, SavedCodes};
 use retro_tablebase::Tablebase;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: [u8; 8] = *b"RETROFZ\x1a";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The file a problem's analysis is saved to in `dir`: the problem file's stem, `.freeze`.
 pub fn saved_path(dir: &Path, problem_file: &Path) -> PathBuf {
@@ -49,36 +52,39 @@ fn error(path: &Path, what: impl Into<String>) -> FreezeError {
 
 /// Saves `analysis` of the problem whose file text is `text` to `path`, atomically.
 pub fn save(analysis: &Analysis<'_>, text: &str, path: &Path) -> Result<(), FreezeError> {
-    let (codes, hits, depths) = analysis.parts();
-    let entries = codes[0].len();
-    let mut bytes = Vec::with_capacity(64 + text.len() + 24 * hits.len() + 4 * entries);
-    bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(text.as_bytes());
-    bytes.extend_from_slice(&(entries as u64).to_le_bytes());
-    bytes.extend_from_slice(&depths.to_le_bytes());
-    bytes.extend_from_slice(&(hits.len() as u32).to_le_bytes());
+    let (hits, depths) = analysis.saved_counts();
+    let entries = analysis.space().size();
+    let mut head = Vec::with_capacity(64 + text.len() + 24 * hits.len());
+    head.extend_from_slice(&MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    head.extend_from_slice(text.as_bytes());
+    head.extend_from_slice(&entries.to_le_bytes());
+    head.extend_from_slice(&depths.to_le_bytes());
+    head.extend_from_slice(&analysis.saved_width().to_le_bytes());
+    head.extend_from_slice(&(hits.len() as u32).to_le_bytes());
     for h in &hits {
         for n in h {
-            bytes.extend_from_slice(&n.to_le_bytes());
+            head.extend_from_slice(&n.to_le_bytes());
         }
     }
-    for side in &codes {
-        for c in side {
-            bytes.extend_from_slice(&c.to_le_bytes());
-        }
-    }
-    let hash = blake3::hash(&bytes);
-    bytes.extend_from_slice(hash.as_bytes());
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(|e| error(dir, e.to_string()))?;
     }
     let temp = path.with_extension(format!("freeze.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut file = fs::File::create(&temp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&temp)?);
+        let mut hasher = blake3::Hasher::new();
+        let mut put = |bytes: &[u8]| {
+            hasher.update(bytes);
+            file.write_all(bytes)
+        };
+        put(&head)?;
+        for x in 0..2 {
+            analysis.write_codes(x, &mut put)?;
+        }
+        file.write_all(hasher.finalize().as_bytes())?;
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         fs::rename(&temp, path)
     })();
     if let Err(e) = result {
@@ -125,10 +131,10 @@ pub fn load<'a>(
     };
     let word = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes"));
     let version = word(take(4)?);
-    if version != VERSION {
+    if version != 1 && version != VERSION {
         return Err(error(
             path,
-            format!("version {version}; this build reads version {VERSION}: solve again"),
+            format!("version {version}; this build reads versions 1 and {VERSION}: solve again"),
         ));
     }
     let text_len = word(take(4)?) as usize;
@@ -140,6 +146,13 @@ pub fn load<'a>(
     }
     let entries = u64::from_le_bytes(take(8)?.try_into().expect("8 bytes"));
     let depths = word(take(4)?);
+    let width = if version == 1 { 2 } else { word(take(4)?) };
+    if width != 1 && width != 2 {
+        return Err(error(
+            path,
+            format!("{width} bytes per code (1 or 2 expected)"),
+        ));
+    }
     let rules = word(take(4)?) as usize;
     let mut hits = Vec::with_capacity(rules.min(1 << 16));
     for _ in 0..rules {
@@ -149,18 +162,21 @@ pub fn load<'a>(
         }
         hits.push(h);
     }
-    let mut codes = [Vec::new(), Vec::new()];
-    for side in &mut codes {
-        let bytes = usize::try_from(entries)
-            .ok()
-            .and_then(|e| e.checked_mul(2))
-            .ok_or_else(|| error(path, "an impossible number of entries"))?;
-        let raw = take(bytes)?;
-        *side = raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-    }
+    let side_bytes = usize::try_from(entries)
+        .ok()
+        .and_then(|e| e.checked_mul(width as usize))
+        .ok_or_else(|| error(path, "an impossible number of entries"))?;
+    let (white, black) = (take(side_bytes)?, take(side_bytes)?);
+    let codes = if width == 2 {
+        let wide = |raw: &[u8]| {
+            raw.chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect()
+        };
+        SavedCodes::Wide([wide(white), wide(black)])
+    } else {
+        SavedCodes::Narrow([white.to_vec(), black.to_vec()])
+    };
     if at != content.len() {
         return Err(error(path, "trailing bytes"));
     }

@@ -29,6 +29,15 @@
 //! result by rule or a draw holds under the fixed-value rules that fired in its favour
 //! ([`Analysis::assumptions`]).
 //!
+//! # Layouts
+//!
+//! The wide layout ([`Layout::Wide`]) keeps a `u16` code, a counter of the moves not yet won
+//! and a byte of exit flags per entry and side, and lists the decided entries by depth: a lost
+//! candidate is found when its counter reaches zero. The narrow layout ([`Layout::Narrow`],
+//! [`narrow`]) keeps one byte per entry and side and nothing else, scans for each depth and
+//! checks a candidate's moves forward; it is for spaces the wide layout cannot hold (beyond
+//! about 400 million entries per side with [`Layout::Auto`]), down to 2 bytes per entry.
+//!
 //! # Un-moves
 //!
 //! In-index moves are moves of one man to another of its allowed squares without capture or
@@ -49,6 +58,9 @@ use retro_rules::{opponent, Piece, Side};
 use retro_tablebase::Tablebase;
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 use std::sync::Mutex;
+
+mod narrow;
+pub use narrow::NARROW_MAX_PLIES;
 
 const UNDECIDED: u16 = 0;
 const ILLEGAL: u16 = u16::MAX;
@@ -170,9 +182,9 @@ pub enum FreezeError {
     /// A table look-up failed.
     #[error("table look-up: {0}")]
     Probe(String),
-    /// A value too deep for the work codes.
-    #[error("a depth beyond {MAX_PLIES} plies")]
-    TooDeep,
+    /// A value too deep for the work codes of the layout in use.
+    #[error("a depth beyond {0} plies, the deepest the work layout holds")]
+    TooDeep(u32),
     /// A saved analysis cannot be written or read.
     #[error("{}: {what}", path.display())]
     Saved {
@@ -374,12 +386,75 @@ pub struct SideCounts {
     pub longest_loss: Option<(u32, u64)>,
 }
 
+/// How the work is laid out in memory while solving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// [`Layout::Wide`] while both sides' wide work fits in [`WIDE_LIMIT`] bytes, else
+    /// [`Layout::Narrow`].
+    #[default]
+    Auto,
+    /// Two bytes of value, a move counter and a byte of exit flags per entry and side, and
+    /// every decided entry listed by depth (about 4 bytes per entry and side, and 8 more per
+    /// decided one): the quickest.
+    Wide,
+    /// One byte per entry and side and nothing else (module docs, "One byte"): for index
+    /// spaces beyond 2³² entries, at depths of at most [`NARROW_MAX_PLIES`] plies.
+    Narrow,
+}
+
+/// The most bytes [`Layout::Auto`] gives the wide layout (its codes, counters and flags, and
+/// the depth lists at one decided entry in two): 6 GiB.
+pub const WIDE_LIMIT: u64 = 6 << 30;
+
+impl Layout {
+    /// The layout used for `entries` entries per side to move.
+    pub fn resolve(self, entries: u64) -> Layout {
+        match self {
+            Layout::Auto if entries.saturating_mul(2 * 8) <= WIDE_LIMIT => Layout::Wide,
+            Layout::Auto => Layout::Narrow,
+            chosen => chosen,
+        }
+    }
+
+    /// Working bytes per entry and side to move, before any listed entry.
+    pub fn bytes_per_entry(self) -> u64 {
+        match self {
+            Layout::Narrow => 1,
+            _ => 4,
+        }
+    }
+
+    /// `auto`, `wide` or `narrow`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Auto => "auto",
+            Layout::Wide => "wide",
+            Layout::Narrow => "narrow",
+        }
+    }
+}
+
+/// Both sides' work codes in one layout: the wide `u16` codes, or the narrow bytes
+/// ([`narrow`]), which read back as wide codes.
+enum Codes {
+    Wide([Vec<AtomicU16>; 2]),
+    Narrow([Vec<AtomicU8>; 2]),
+}
+
+/// Saved codes of both sides, in the layout they were solved in.
+pub(crate) enum SavedCodes {
+    Wide([Vec<u16>; 2]),
+    Narrow([Vec<u8>; 2]),
+}
+
 /// A solved index.
 pub struct Analysis<'a> {
     problem: &'a Problem,
     tables: &'a Tablebase,
     space: Space,
-    codes: [Vec<AtomicU16>; 2],
+    /// The work layout it was solved in (never [`Layout::Auto`]).
+    layout: Layout,
+    codes: Codes,
     counts: [Vec<AtomicU8>; 2],
     flags: [Vec<u8>; 2],
     /// By rule (elsewhere per man, then captures, then promotions) and outcome.
@@ -499,33 +574,66 @@ pub fn tables_needed(problem: &Problem) -> Result<Vec<Material>, FreezeError> {
 }
 
 impl<'a> Analysis<'a> {
-    /// Solves `problem`, looking exits up in `tables` (which must hold [`tables_needed`]).
+    /// Solves `problem`, looking exits up in `tables` (which must hold [`tables_needed`]),
+    /// in the layout [`Layout::Auto`] picks.
     pub fn solve(
         problem: &'a Problem,
         tables: &'a Tablebase,
         observer: &dyn Observer,
     ) -> Result<Analysis<'a>, FreezeError> {
-        let mut analysis = Analysis::unsolved(problem, tables)?;
-        analysis.init(observer)?;
-        analysis.depths(observer)?;
-        analysis.rules(observer);
-        // The work counters and flags are not needed once every value is known.
-        analysis.counts = [Vec::new(), Vec::new()];
-        analysis.flags = [Vec::new(), Vec::new()];
+        Analysis::solve_with(problem, tables, Layout::Auto, observer)
+    }
+
+    /// Solves `problem` in the given work layout; every layout gives the same values.
+    pub fn solve_with(
+        problem: &'a Problem,
+        tables: &'a Tablebase,
+        layout: Layout,
+        observer: &dyn Observer,
+    ) -> Result<Analysis<'a>, FreezeError> {
+        let mut analysis = Analysis::unsolved(problem, tables, layout)?;
+        match analysis.codes {
+            Codes::Wide(_) => {
+                analysis.init(observer)?;
+                analysis.depths(observer)?;
+                analysis.rules(observer);
+                // The work counters and flags are not needed once every value is known.
+                analysis.counts = [Vec::new(), Vec::new()];
+                analysis.flags = [Vec::new(), Vec::new()];
+            }
+            Codes::Narrow(_) => analysis.solve_narrow(observer)?,
+        }
         Ok(analysis)
     }
 
     /// An analysis of `problem` with every entry undecided and the work counters at zero.
-    fn unsolved(problem: &'a Problem, tables: &'a Tablebase) -> Result<Analysis<'a>, FreezeError> {
+    fn unsolved(
+        problem: &'a Problem,
+        tables: &'a Tablebase,
+        layout: Layout,
+    ) -> Result<Analysis<'a>, FreezeError> {
         let space = Space::new(problem)?;
-        let size = space.size() as usize;
+        let size = usize::try_from(space.size())
+            .map_err(|_| FreezeError::TooLarge(format!("{} entries per side", space.size())))?;
         let rules = problem.men.len() + problem.captures.len() + problem.promotions.len();
+        let layout = layout.resolve(space.size());
+        let (codes, counts) = match layout {
+            Layout::Narrow => (
+                Codes::Narrow([0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect())),
+                [Vec::new(), Vec::new()],
+            ),
+            _ => (
+                Codes::Wide([0, 1].map(|_| (0..size).map(|_| AtomicU16::new(UNDECIDED)).collect())),
+                [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+            ),
+        };
         Ok(Analysis {
             problem,
             tables,
             space,
-            codes: [0, 1].map(|_| (0..size).map(|_| AtomicU16::new(UNDECIDED)).collect()),
-            counts: [0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect()),
+            layout,
+            codes,
+            counts,
             flags: [Vec::new(), Vec::new()],
             hits: (0..rules).map(|_| Default::default()).collect(),
             depths: 0,
@@ -537,15 +645,26 @@ impl<'a> Analysis<'a> {
     pub(crate) fn from_parts(
         problem: &'a Problem,
         tables: &'a Tablebase,
-        codes: [Vec<u16>; 2],
+        codes: SavedCodes,
         hits: Vec<[u64; 3]>,
         depths: u32,
     ) -> Result<Analysis<'a>, FreezeError> {
+        let (layout, codes) = match codes {
+            SavedCodes::Wide(c) => (
+                Layout::Wide,
+                Codes::Wide(c.map(|c| c.into_iter().map(AtomicU16::new).collect())),
+            ),
+            SavedCodes::Narrow(c) => (
+                Layout::Narrow,
+                Codes::Narrow(c.map(|c| c.into_iter().map(AtomicU8::new).collect())),
+            ),
+        };
         Ok(Analysis {
             problem,
             tables,
             space: Space::new(problem)?,
-            codes: codes.map(|c| c.into_iter().map(AtomicU16::new).collect()),
+            layout,
+            codes,
             counts: [Vec::new(), Vec::new()],
             flags: [Vec::new(), Vec::new()],
             hits: hits.into_iter().map(|h| h.map(AtomicU64::new)).collect(),
@@ -553,20 +672,50 @@ impl<'a> Analysis<'a> {
         })
     }
 
-    /// The saved form: each side's codes, the rule hits and the number of depth passes.
-    pub(crate) fn parts(&self) -> ([Vec<u16>; 2], Vec<[u64; 3]>, u32) {
-        let codes = [0, 1].map(|x| {
-            self.codes[x]
-                .iter()
-                .map(|c| c.load(Ordering::Relaxed))
-                .collect()
-        });
+    /// The rule hits and the number of depth passes, as saved.
+    pub(crate) fn saved_counts(&self) -> (Vec<[u64; 3]>, u32) {
         let hits = self
             .hits
             .iter()
             .map(|h| [0, 1, 2].map(|k| h[k].load(Ordering::Relaxed)))
             .collect();
-        (codes, hits, self.depths)
+        (hits, self.depths)
+    }
+
+    /// Bytes per saved code: 2 (a wide code, little-endian) or 1 (a narrow byte).
+    pub(crate) fn saved_width(&self) -> u32 {
+        match self.codes {
+            Codes::Wide(_) => 2,
+            Codes::Narrow(_) => 1,
+        }
+    }
+
+    /// Side `x`'s codes as saved, handed to `out` a piece at a time.
+    pub(crate) fn write_codes(
+        &self,
+        x: usize,
+        mut out: impl FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut buffer = Vec::with_capacity(1 << 20);
+        match &self.codes {
+            Codes::Wide(c) => {
+                for piece in c[x].chunks(1 << 19) {
+                    buffer.clear();
+                    for code in piece {
+                        buffer.extend_from_slice(&code.load(Ordering::Relaxed).to_le_bytes());
+                    }
+                    out(&buffer)?;
+                }
+            }
+            Codes::Narrow(c) => {
+                for piece in c[x].chunks(1 << 20) {
+                    buffer.clear();
+                    buffer.extend(piece.iter().map(|b| b.load(Ordering::Relaxed)));
+                    out(&buffer)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn position(&self, squares: &[Sq], x: usize) -> Option<FreezerPosition> {
@@ -685,7 +834,7 @@ impl<'a> Analysis<'a> {
                         let index = first + k as u64;
                         match self.classify(x, index) {
                             Ok((code, count, flag)) => {
-                                self.codes[x][index as usize].store(code, Ordering::Relaxed);
+                                self.wide()[x][index as usize].store(code, Ordering::Relaxed);
                                 self.counts[x][index as usize].store(count, Ordering::Relaxed);
                                 *f = flag;
                             }
@@ -716,6 +865,8 @@ impl<'a> Analysis<'a> {
         let mut count: u32 = 0;
         let mut flags = 0u8;
         let mut best_win: Option<u32> = None;
+        // The opponent's longest win with a depth over the exits.
+        let mut longest_exit_win: u32 = 0;
         let mut any = false;
         let mut failure = None;
         pos.for_each_legal_move(geo, None, |mv| {
@@ -733,7 +884,7 @@ impl<'a> Analysis<'a> {
                         Verdict::Loss(None) => flags |= RULE_WIN_EXIT,
                         Verdict::Draw => flags |= DRAW_EXIT,
                         Verdict::Win(None) => flags |= OPPONENT_RULE_WIN,
-                        Verdict::Win(Some(_)) => {}
+                        Verdict::Win(Some(k)) => longest_exit_win = longest_exit_win.max(k),
                     }
                 }
                 Err(e) => failure = Some(e),
@@ -753,9 +904,17 @@ impl<'a> Analysis<'a> {
             }
         } else if let Some(w) = best_win {
             if w > MAX_PLIES {
-                return Err(FreezeError::TooDeep);
+                return Err(FreezeError::TooDeep(MAX_PLIES));
             }
             (w + 1) as u16
+        } else if count == 0 && flags == 0 {
+            // Every move leaves the index into a win with a depth for the opponent: lost now,
+            // as no move inside the index will ever count down to it.
+            let lost = longest_exit_win + 1;
+            if lost > MAX_PLIES {
+                return Err(FreezeError::TooDeep(MAX_PLIES));
+            }
+            (lost + 1) as u16
         } else {
             UNDECIDED
         };
@@ -763,7 +922,23 @@ impl<'a> Analysis<'a> {
     }
 
     fn code(&self, entry: u64) -> u16 {
-        self.codes[(entry & 1) as usize][(entry >> 1) as usize].load(Ordering::Relaxed)
+        self.code_at((entry & 1) as usize, (entry >> 1) as usize)
+    }
+
+    /// The wide code of entry `i` with side `x` to move, in either layout.
+    fn code_at(&self, x: usize, i: usize) -> u16 {
+        match &self.codes {
+            Codes::Wide(c) => c[x][i].load(Ordering::Relaxed),
+            Codes::Narrow(c) => narrow::widen(c[x][i].load(Ordering::Relaxed)),
+        }
+    }
+
+    /// The wide layout's codes (only its own phases call this).
+    fn wide(&self) -> &[Vec<AtomicU16>; 2] {
+        match &self.codes {
+            Codes::Wide(c) => c,
+            Codes::Narrow(_) => unreachable!("a wide phase on a narrow analysis"),
+        }
     }
 
     /// An entry's side-to-move slot, index and the squares of its men.
@@ -775,8 +950,9 @@ impl<'a> Analysis<'a> {
         ((entry & 1) as usize, index, squares)
     }
 
-    /// Calls `visit` with every parent entry of `entry` (index · 2 + side).
-    fn for_each_parent(&self, entry: u64, mut visit: impl FnMut(u64)) {
+    /// Calls `visit` with every parent entry of `entry` (index · 2 + side) and the square its
+    /// move goes to (where the man stands in `entry`).
+    fn for_each_parent(&self, entry: u64, mut visit: impl FnMut(u64, Sq)) {
         let geo = &self.problem.geo;
         let n = self.problem.men.len();
         let (x, index, squares) = self.unpack(entry);
@@ -793,7 +969,7 @@ impl<'a> Analysis<'a> {
             let at = squares[i];
             let mut origin = |o: Sq| {
                 if let Some(p) = self.space.moved(index, i, at, o) {
-                    visit(p << 1 | y);
+                    visit(p << 1 | y, at);
                 }
             };
             match m.piece {
@@ -856,7 +1032,7 @@ impl<'a> Analysis<'a> {
             let v = match self.step(&pos, &squares[..n], index, &mv) {
                 Ok(Step::Stays(child)) => {
                     let y = 1 - x;
-                    Verdict::from_code(self.codes[y][child as usize].load(Ordering::Relaxed))
+                    Verdict::from_code(self.code_at(y, child as usize))
                 }
                 Ok(Step::Exits(v, _)) => Some(v),
                 Err(e) => {
@@ -884,7 +1060,7 @@ impl<'a> Analysis<'a> {
         let mut buckets: Vec<Vec<u64>> = Vec::new();
         let seeds: Vec<(u16, u64)> = (0..2usize)
             .flat_map(|x| {
-                let codes = &self.codes[x];
+                let codes = &self.wide()[x];
                 (0..size)
                     .into_par_iter()
                     .filter_map(move |i| {
@@ -916,12 +1092,12 @@ impl<'a> Analysis<'a> {
                 .filter(|&&e| self.code(e) == code)
                 .flat_map_iter(|&entry| {
                     let mut out = Vec::new();
-                    self.for_each_parent(entry, |parent| {
+                    self.for_each_parent(entry, |parent, _| {
                         let (y, p) = ((parent & 1) as usize, (parent >> 1) as usize);
                         if d % 2 == 0 {
                             // A loss in d: the parent wins in d + 1 unless it wins sooner.
                             let win = code + 1;
-                            let cell = &self.codes[y][p];
+                            let cell = &self.wide()[y][p];
                             let mut cur = cell.load(Ordering::Relaxed);
                             loop {
                                 let better = cur == UNDECIDED || (cur < STALEMATE && cur > win);
@@ -941,14 +1117,15 @@ impl<'a> Analysis<'a> {
                                     Err(now) => cur = now,
                                 }
                             }
-                        } else if self.codes[y][p].load(Ordering::Relaxed) == UNDECIDED {
+                        } else if self.wide()[y][p].load(Ordering::Relaxed) == UNDECIDED {
                             // A win in d: one more move of the parent reaches a win.
                             let left = self.counts[y][p].fetch_sub(1, Ordering::Relaxed) - 1;
-                            if left == 0 && self.flags[y][p] & (DRAW_EXIT | OPPONENT_RULE_WIN) == 0
-                            {
+                            // Any flag keeps it from a loss with a depth: a draw or a win by
+                            // rule of the opponent, or a loss by rule of the opponent (a win).
+                            if left == 0 && self.flags[y][p] == 0 {
                                 match self.longest_win(parent) {
                                     Ok(longest) if longest < MAX_PLIES => {
-                                        self.codes[y][p]
+                                        self.wide()[y][p]
                                             .store((longest + 2) as u16, Ordering::Relaxed);
                                         out.push((longest + 1, parent));
                                     }
@@ -956,7 +1133,7 @@ impl<'a> Analysis<'a> {
                                         failure
                                             .lock()
                                             .expect("no panics")
-                                            .get_or_insert(FreezeError::TooDeep);
+                                            .get_or_insert(FreezeError::TooDeep(MAX_PLIES));
                                     }
                                     Err(e) => {
                                         failure.lock().expect("no panics").get_or_insert(e);
@@ -989,7 +1166,7 @@ impl<'a> Analysis<'a> {
                 (0..size)
                     .into_par_iter()
                     .filter_map(move |i| {
-                        let cell = &this.codes[x][i as usize];
+                        let cell = &this.wide()[x][i as usize];
                         if cell.load(Ordering::Relaxed) != UNDECIDED {
                             return None;
                         }
@@ -1016,9 +1193,9 @@ impl<'a> Analysis<'a> {
                 .flat_map_iter(|&entry| {
                     let lost = self.code(entry) == RULE_LOSS;
                     let mut out = Vec::new();
-                    self.for_each_parent(entry, |parent| {
+                    self.for_each_parent(entry, |parent, _| {
                         let (y, p) = ((parent & 1) as usize, (parent >> 1) as usize);
-                        let cell = &self.codes[y][p];
+                        let cell = &self.wide()[y][p];
                         if cell.load(Ordering::Relaxed) != UNDECIDED {
                             return;
                         }
@@ -1069,6 +1246,11 @@ impl<'a> Analysis<'a> {
         &self.space
     }
 
+    /// The work layout it was solved in (a saved analysis reads back wide).
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
     /// The number of depth passes made.
     pub fn depth_passes(&self) -> u32 {
         self.depths
@@ -1076,7 +1258,7 @@ impl<'a> Analysis<'a> {
 
     /// The value of index position `index` with `to_move` to move (`None`: not legal).
     pub fn verdict(&self, to_move: Side, index: u64) -> Option<Verdict> {
-        Verdict::from_code(self.codes[x_of(to_move)][index as usize].load(Ordering::Relaxed))
+        Verdict::from_code(self.code_at(x_of(to_move), index as usize))
     }
 
     /// The index position of `pos` (its men matched to the problem's, identical men in any
@@ -1167,11 +1349,10 @@ impl<'a> Analysis<'a> {
     /// Counts and longest values for one side to move.
     pub fn counts(&self, to_move: Side) -> SideCounts {
         let x = x_of(to_move);
-        let codes = &self.codes[x];
         (0..self.space.size())
             .into_par_iter()
             .fold(SideCounts::default, |mut c, i| {
-                let code = codes[i as usize].load(Ordering::Relaxed);
+                let code = self.code_at(x, i as usize);
                 match Verdict::from_code(code) {
                     None => return c,
                     Some(Verdict::Win(Some(d))) => {
@@ -1316,7 +1497,7 @@ mod tests {
             }
             let problem = Problem::parse(&text).expect(&text);
             let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
-            let a = Analysis::unsolved(&problem, &tables).unwrap();
+            let a = Analysis::unsolved(&problem, &tables, Layout::Wide).unwrap();
             let start = a.index_of(&problem.start).unwrap();
             let n = problem.men.len();
             let mut squares = [0 as Sq; MAX_MEN];
@@ -1336,6 +1517,162 @@ mod tests {
         }
     }
 
+    /// The values of every legal entry by their definition, solved naively from the moves
+    /// [`Analysis::step`] values: depth by depth (a win in `k` has a move to a loss in `k − 1`;
+    /// a loss in `k` has only moves to wins of at most `k − 1` plies, exits included), then
+    /// the rule fixpoint (a move to a loss by rule wins, moves only to wins lose), the rest
+    /// drawn. Indexed by `index · 2 + side`; `None` for an illegal entry.
+    fn by_definition(a: &Analysis<'_>) -> Vec<Option<Verdict>> {
+        enum Out {
+            Child(usize),
+            Exit(Verdict),
+        }
+        let problem = a.problem;
+        let geo = &problem.geo;
+        let n = problem.men.len();
+        let size = a.space.size() as usize;
+        let mut moves: Vec<Option<Vec<Out>>> = Vec::with_capacity(2 * size);
+        let mut values: Vec<Option<Verdict>> = vec![None; 2 * size];
+        let mut deepest_exit = 0;
+        for (e, value) in values.iter_mut().enumerate() {
+            let (index, x) = ((e >> 1) as u64, e & 1);
+            let mut squares = [0 as Sq; MAX_MEN];
+            a.space.squares(index, &mut squares[..n]);
+            let Some(pos) = a.position(&squares[..n], x) else {
+                moves.push(None);
+                continue;
+            };
+            let mut out = Vec::new();
+            pos.for_each_legal_move(geo, None, |mv| {
+                match a.step(&pos, &squares[..n], index, &mv).unwrap() {
+                    Step::Stays(child) => out.push(Out::Child((child as usize) << 1 | (1 - x))),
+                    Step::Exits(v, _) => {
+                        deepest_exit = deepest_exit.max(v.plies().unwrap_or(0));
+                        out.push(Out::Exit(v));
+                    }
+                }
+            });
+            if out.is_empty() {
+                *value = Some(if pos.in_check(geo, pos.side_to_move()) {
+                    Verdict::Loss(Some(0))
+                } else {
+                    Verdict::Draw
+                });
+            }
+            moves.push(Some(out));
+        }
+        let after = |values: &[Option<Verdict>], o: &Out| match o {
+            Out::Child(c) => values[*c],
+            Out::Exit(v) => Some(*v),
+        };
+        let mut k = 1;
+        let mut last_change = 0;
+        while k <= deepest_exit + 2 || k <= last_change + 2 {
+            let mut decided = Vec::new();
+            for (e, list) in moves.iter().enumerate() {
+                let Some(list) = list else { continue };
+                if values[e].is_some() {
+                    continue;
+                }
+                let now = if k % 2 == 1 {
+                    list.iter()
+                        .any(|o| after(&values, o) == Some(Verdict::Loss(Some(k - 1))))
+                        .then_some(Verdict::Win(Some(k)))
+                } else {
+                    list.iter()
+                        .all(|o| matches!(after(&values, o), Some(Verdict::Win(Some(j))) if j < k))
+                        .then_some(Verdict::Loss(Some(k)))
+                };
+                if let Some(v) = now {
+                    decided.push((e, v));
+                }
+            }
+            if !decided.is_empty() {
+                last_change = k;
+            }
+            for (e, v) in decided {
+                values[e] = Some(v);
+            }
+            k += 1;
+        }
+        loop {
+            let mut decided = Vec::new();
+            for (e, list) in moves.iter().enumerate() {
+                let Some(list) = list else { continue };
+                if values[e].is_some() {
+                    continue;
+                }
+                if list
+                    .iter()
+                    .any(|o| after(&values, o) == Some(Verdict::Loss(None)))
+                {
+                    decided.push((e, Verdict::Win(None)));
+                } else if list
+                    .iter()
+                    .all(|o| matches!(after(&values, o), Some(Verdict::Win(_))))
+                {
+                    decided.push((e, Verdict::Loss(None)));
+                }
+            }
+            if decided.is_empty() {
+                break;
+            }
+            for (e, v) in decided {
+                values[e] = Some(v);
+            }
+        }
+        moves
+            .iter()
+            .zip(values)
+            .map(|(m, v)| m.as_ref().map(|_| v.unwrap_or(Verdict::Draw)))
+            .collect()
+    }
+
+    /// Both layouts give every entry the value its definition gives it ([`by_definition`]), on
+    /// problems with fixed rules of each kind, look-ups into tables with depths (positions
+    /// whose every move is a capture into a lost table among them), pawns and promotions.
+    #[test]
+    fn both_layouts_give_the_values_by_definition() {
+        let problems = [
+            // 5x5: two rooks against a king, captures looked up in KRvK; a black king whose
+            // only move takes a rook into a lost KRvK position is lost with a depth.
+            "fen = \"k4/5/5/1R1R1/4K w - - 0 1\"\n",
+            // The same with a rook kept to ranks 1-2 (a draw elsewhere) and one to files a-c
+            // (a win elsewhere), and taking a rook on c3 counted as a loss for White.
+            "fen = \"k4/5/5/1R1R1/4K w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"a1-e2\"]\nelsewhere = \"draw\"\n[[man]]\non = \"d2\"\nsquares = [\"a1-c5\", \"d2\"]\nelsewhere = \"win\"\n[[capture]]\nsquares = [\"c3\"]\nvalue = \"loss\"\n",
+            // 6x6: a pawn on b2-b5 (double steps), a rook kept to c1-f3, free kings.
+            "fen = \"6/6/3k2/6/1P4/K1R3 w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"b2-b5\"]\nelsewhere = \"win\"\n[[man]]\non = \"c1\"\nsquares = [\"c1-f3\"]\nelsewhere = \"draw\"\n[[promotion]]\nvalue = \"win\"\n[[capture]]\nvalue = \"draw\"\n",
+            // 4x6: a knight against a black pawn, captures and promotion by rule.
+            "fen = \"k3/1p2/4/4/N3/K3 b - - 0 1\"\n[[capture]]\nvalue = \"loss\"\n[[promotion]]\nvalue = \"loss\"\n",
+            // 4x5: king and pawn against king, promotions looked up (a knight's draws too).
+            "fen = \"4/2k1/4/1P2/K3 w - - 0 1\"\n",
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for text in problems {
+            let problem = Problem::parse(text).expect(text);
+            let needed = tables_needed(&problem).unwrap();
+            retro_gen::Builder::new(problem.geo.board(), dir.path())
+                .build(&needed, &retro_gen::Silent)
+                .unwrap();
+            let tables = Tablebase::new(problem.geo.board(), dir.path());
+            let truth =
+                by_definition(&Analysis::unsolved(&problem, &tables, Layout::Wide).unwrap());
+            let mut kinds = HashSet::new();
+            for layout in [Layout::Wide, Layout::Narrow] {
+                let a = Analysis::solve_with(&problem, &tables, layout, &Silent).unwrap();
+                for (e, want) in truth.iter().enumerate() {
+                    let got = a.verdict(side(e & 1), (e >> 1) as u64);
+                    assert_eq!(got, *want, "{layout:?}, entry {e}: {text}");
+                    if let Some(v) = got {
+                        kinds.insert(v.key().0);
+                    }
+                }
+            }
+            eprintln!("{text}: value kinds {kinds:?}");
+            assert!(kinds.len() >= 3, "{text}: values of too few kinds");
+        }
+    }
+
     /// The un-moves list exactly the entries with a move staying in the index to a given entry:
     /// checked on every legal entry of small problems with sliders, knights, pawns (single and
     /// double steps) and restricted men.
@@ -1352,7 +1689,7 @@ mod tests {
         for text in problems {
             let problem = Problem::parse(text).expect(text);
             let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
-            let a = Analysis::unsolved(&problem, &tables).unwrap();
+            let a = Analysis::unsolved(&problem, &tables, Layout::Wide).unwrap();
             let size = a.space.size();
             let n = problem.men.len();
             let mut edges = HashSet::new();
@@ -1375,7 +1712,7 @@ mod tests {
             assert!(edges.len() > 1000, "{text}: {} moves", edges.len());
             let mut found = HashSet::new();
             for &child in &legal {
-                a.for_each_parent(child, |parent| {
+                a.for_each_parent(child, |parent, _| {
                     if legal.contains(&parent) {
                         assert!(found.insert((parent, child)), "a parent listed twice");
                     }

@@ -7,7 +7,7 @@ use retro_engine::{Material, Position};
 use retro_format::oracle::{Colour, Goal};
 use retro_format::Value;
 use retro_freezer::{export_oracle, saved};
-use retro_freezer::{tables_needed, Analysis, Problem, Silent, Step, Verdict};
+use retro_freezer::{tables_needed, Analysis, Layout, Problem, Silent, Step, Verdict};
 use retro_gen::Builder;
 use retro_oracle::FindSettings;
 use retro_rules::{Board, Piece, Side};
@@ -136,6 +136,28 @@ fn kbnk_without_the_centre() {
     );
 }
 
+/// The narrow layout (a byte per entry and side) gives every entry the value `wide` gives it.
+fn narrow_agrees<'a>(
+    problem: &'a Problem,
+    tables: &'a Tablebase,
+    wide: &Analysis<'_>,
+) -> Analysis<'a> {
+    let narrow = Analysis::solve_with(problem, tables, Layout::Narrow, &Silent).unwrap();
+    assert_eq!(narrow.layout(), Layout::Narrow);
+    assert_eq!(narrow.depth_passes(), wide.depth_passes());
+    for side in [Side::White, Side::Black] {
+        for index in 0..wide.space().size() {
+            assert_eq!(
+                narrow.verdict(side, index),
+                wide.verdict(side, index),
+                "{side:?} {index}"
+            );
+        }
+    }
+    assert_eq!(narrow.assumptions(), wide.assumptions());
+    narrow
+}
+
 fn quick() -> FindSettings {
     FindSettings {
         rounds: 0,
@@ -164,6 +186,8 @@ fn the_fortress_holds() {
     let tables = Tablebase::new(Board::STANDARD, dir.path());
     let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
     assert_eq!(analysis.space().size(), 81_920);
+    assert_eq!(analysis.layout(), Layout::Wide);
+    let narrow = narrow_agrees(&problem, &tables, &analysis);
     let start = analysis.index_of(&problem.start).unwrap();
     assert_eq!(analysis.verdict(Side::White, start), Some(Verdict::Draw));
     let texts: Vec<String> = analysis.assumptions().into_iter().map(|a| a.text).collect();
@@ -190,6 +214,20 @@ fn the_fortress_holds() {
         }
     }
     assert_eq!(loaded.assumptions(), analysis.assumptions());
+    // A narrow analysis is saved a byte per code and reads back narrow, with the same values.
+    let narrow_file = dir.path().join("fortress-narrow.freeze");
+    saved::save(&narrow, &text, &narrow_file).unwrap();
+    let size = |f: &Path| std::fs::metadata(f).unwrap().len();
+    assert_eq!(size(&file) - size(&narrow_file), 2 * 81_920);
+    let loaded = saved::load(&problem, &tables, &text, &narrow_file)
+        .unwrap()
+        .unwrap();
+    assert_eq!(loaded.layout(), Layout::Narrow);
+    for side in [Side::White, Side::Black] {
+        for index in 0..analysis.space().size() {
+            assert_eq!(loaded.verdict(side, index), analysis.verdict(side, index));
+        }
+    }
     assert!(saved::load(&problem, &tables, "title = \"other\"\n", &file).is_err());
     let mut bytes = std::fs::read(&file).unwrap();
     bytes[100] ^= 1;
@@ -240,6 +278,7 @@ fn an_unrestricted_problem_is_its_table() {
     build(dir.path(), &[Material::parse("KPvK").unwrap()]);
     let tables = Tablebase::new(Board::STANDARD, dir.path());
     let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
+    narrow_agrees(&problem, &tables, &analysis);
     let mut compared = 0;
     for side in [Side::White, Side::Black] {
         for index in 0..analysis.space().size() {
@@ -281,6 +320,7 @@ fn blocked_pawns_against_the_five_man_tables() {
     let start = analysis.index_of(&problem.start).unwrap();
     let value = analysis.verdict(Side::White, start).unwrap();
     assert!(matches!(value, Verdict::Win(Some(_))), "{value:?}");
+    narrow_agrees(&problem, &tables, &analysis);
     let geo = &problem.geo;
     let mut compared = 0;
     for side in [Side::White, Side::Black] {
