@@ -36,7 +36,8 @@
 //! candidate is found when its counter reaches zero. The narrow layout ([`Layout::Narrow`],
 //! [`narrow`]) keeps one byte per entry and side and nothing else, scans for each depth and
 //! checks a candidate's moves forward; it is for spaces the wide layout cannot hold (beyond
-//! about 400 million entries per side with [`Layout::Auto`]), down to 2 bytes per entry.
+//! about 400 million entries per side with [`Layout::Auto`]): 2 bytes per entry, both sides
+//! to move together.
 //!
 //! # Un-moves
 //!
@@ -397,7 +398,7 @@ pub enum Layout {
     /// every decided entry listed by depth (about 4 bytes per entry and side, and 8 more per
     /// decided one): the quickest.
     Wide,
-    /// One byte per entry and side and nothing else (module docs, "One byte"): for index
+    /// One byte per entry and side and nothing else (the `narrow` module's docs): for index
     /// spaces beyond 2³² entries, at depths of at most [`NARROW_MAX_PLIES`] plies.
     Narrow,
 }
