@@ -34,7 +34,7 @@
 //! The wide layout ([`Layout::Wide`]) keeps a `u16` code, a counter of the moves not yet won
 //! and a byte of exit flags per entry and side, and lists the decided entries by depth: a lost
 //! candidate is found when its counter reaches zero. The narrow layout ([`Layout::Narrow`],
-//! [`narrow`]) keeps one byte per entry and side and nothing else, scans for each depth and
+//! the `narrow` module) keeps one byte per entry and side and nothing else, scans for each depth and
 //! checks a candidate's moves forward; it is for spaces the wide layout cannot hold (beyond
 //! about 400 million entries per side with [`Layout::Auto`]): 2 bytes per entry, both sides
 //! to move together.
