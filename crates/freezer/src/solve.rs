@@ -1019,41 +1019,65 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// The longest win every move of a lost candidate reaches, checked forward.
-    fn longest_win(&self, entry: u64) -> Result<u32, FreezeError> {
+    /// Calls `visit(to, value, inside)` for each legal move of `entry`, in the order moves are
+    /// generated: the square the move goes to, the value it reaches for the side to move after
+    /// it (the code of the entry it reaches inside the index, an illegal one read as a draw; the
+    /// exit's value outside), and whether it stays inside. Stops when `visit` returns `false`.
+    /// `Ok(false)`: the entry is not a legal position.
+    fn for_each_valued_move(
+        &self,
+        entry: u64,
+        mut visit: impl FnMut(Sq, Verdict, bool) -> bool,
+    ) -> Result<bool, FreezeError> {
         let geo = &self.problem.geo;
         let n = self.problem.men.len();
         let (x, index, squares) = self.unpack(entry);
-        let pos = self
-            .position(&squares[..n], x)
-            .expect("a decided entry is legal");
-        let mut longest = 0;
+        let Some(pos) = self.position(&squares[..n], x) else {
+            return Ok(false);
+        };
+        let mut going = true;
         let mut failure = None;
         pos.for_each_legal_move(geo, None, |mv| {
-            let v = match self.step(&pos, &squares[..n], index, &mv) {
+            if !going {
+                return;
+            }
+            going = match self.step(&pos, &squares[..n], index, &mv) {
                 Ok(Step::Stays(child)) => {
-                    let y = 1 - x;
-                    Verdict::from_code(self.code_at(y, child as usize))
+                    let value = Verdict::from_code(self.code_at(1 - x, child as usize));
+                    visit(mv.to, value.unwrap_or(Verdict::Draw), true)
                 }
-                Ok(Step::Exits(v, _)) => Some(v),
+                Ok(Step::Exits(value, _)) => visit(mv.to, value, false),
                 Err(e) => {
                     failure = Some(e);
-                    None
+                    false
                 }
             };
-            match v {
-                Some(Verdict::Win(Some(d))) => longest = longest.max(d),
-                _ => {
-                    failure.get_or_insert(FreezeError::Unsupported(
-                        "internal: a lost candidate with a move that does not reach a win".into(),
-                    ));
-                }
-            }
         });
         match failure {
             Some(e) => Err(e),
-            None => Ok(longest),
+            None => Ok(true),
         }
+    }
+
+    /// The longest win every move of a lost candidate reaches, checked forward.
+    fn longest_win(&self, entry: u64) -> Result<u32, FreezeError> {
+        let mut longest = Some(0);
+        let legal = self.for_each_valued_move(entry, |_, value, _| match value {
+            Verdict::Win(Some(d)) => {
+                longest = longest.map(|l: u32| l.max(d));
+                true
+            }
+            _ => {
+                longest = None;
+                false
+            }
+        })?;
+        longest.filter(|_| legal).ok_or_else(|| {
+            FreezeError::Unsupported(
+                "internal: a lost candidate that is not legal or has a move that does not reach a win"
+                    .into(),
+            )
+        })
     }
 
     fn depths(&mut self, observer: &dyn Observer) -> Result<(), FreezeError> {

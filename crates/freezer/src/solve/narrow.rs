@@ -46,7 +46,7 @@
 //! time a move's position is won).
 
 use super::{
-    Analysis, Codes, FreezeError, Observer, Step, Verdict, DRAW_EXIT, ILLEGAL, OPPONENT_RULE_WIN,
+    Analysis, Codes, FreezeError, Observer, Verdict, DRAW_EXIT, ILLEGAL, OPPONENT_RULE_WIN,
     RULE_LOSS, RULE_WIN, RULE_WIN_EXIT, STALEMATE, UNDECIDED,
 };
 use rayon::prelude::*;
@@ -89,6 +89,19 @@ fn depth_byte(plies: u32) -> Result<u8, FreezeError> {
         return Err(FreezeError::TooDeep(NARROW_MAX_PLIES));
     }
     Ok(DEPTH0 + plies as u8)
+}
+
+/// Writes `new` into `cell` while the byte there is one `replaceable` accepts (retrying when
+/// another thread changes it first); whether it wrote.
+fn raise(cell: &AtomicU8, new: u8, replaceable: impl Fn(u8) -> bool) -> bool {
+    let mut now = cell.load(Ordering::Relaxed);
+    while replaceable(now) {
+        match cell.compare_exchange_weak(now, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return true,
+            Err(actual) => now = actual,
+        }
+    }
+    false
 }
 
 /// What a forward check found.
@@ -138,6 +151,38 @@ impl Analysis<'_> {
     /// Whether undecided bytes keep a square.
     fn hints(&self) -> bool {
         self.problem.geo.square_count() <= 64
+    }
+
+    /// Whether an undecided position holding `now` may have lost its last move not yet won
+    /// when a position reached by a move to `to` is won: it was never checked, or its last
+    /// check stopped at a move to `to`.
+    fn waits_on(&self, now: u8, to: Sq) -> bool {
+        now == UNSEEN || (self.hints() && now == HINT0 + to)
+    }
+
+    /// The byte of an undecided position whose first move not yet won goes to `to`.
+    fn unwon_byte(&self, to: Sq) -> u8 {
+        if self.hints() {
+            HINT0 + to
+        } else {
+            UNSEEN
+        }
+    }
+
+    /// Calls `visit` with every parent of `entry` and the square its move goes to, until one
+    /// fails; `Ok(true)` when none does (a visited entry, for [`Analysis::scan`]).
+    fn visit_parents(
+        &self,
+        entry: u64,
+        mut visit: impl FnMut(u64, Sq) -> Result<(), FreezeError>,
+    ) -> Result<bool, FreezeError> {
+        let mut result = Ok(());
+        self.for_each_parent(entry, |parent, to| {
+            if result.is_ok() {
+                result = visit(parent, to);
+            }
+        });
+        result.map(|()| true)
     }
 
     /// Both phases in the narrow layout.
@@ -225,13 +270,9 @@ impl Analysis<'_> {
                 if cell.load(Ordering::Relaxed) != byte {
                     return Ok(false);
                 }
-                let mut result = Ok(());
-                self.for_each_parent(entry, |parent, to| {
-                    if result.is_ok() {
-                        result = self.depth_parent(parent, to, d, &deepest);
-                    }
-                });
-                result.map(|()| true)
+                self.visit_parents(entry, |parent, to| {
+                    self.depth_parent(parent, to, d, &deepest)
+                })
             })?;
             d += 1;
         }
@@ -247,24 +288,20 @@ impl Analysis<'_> {
         deepest: &AtomicU32,
     ) -> Result<(), FreezeError> {
         let cell = &self.narrow()[(parent & 1) as usize][(parent >> 1) as usize];
-        let mut now = cell.load(Ordering::Relaxed);
         if d % 2 == 0 {
             // A loss in d: the parent wins in d + 1 unless it wins sooner. (A parent of a loss
             // is never lost, so a depth byte beyond the new one is a slower win.)
             let win = depth_byte(d + 1)?;
-            while now <= BLOCKED || (now > win && now <= DEPTH_LAST) {
-                match cell.compare_exchange_weak(now, win, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => {
-                        deepest.fetch_max(d + 1, Ordering::Relaxed);
-                        break;
-                    }
-                    Err(actual) => now = actual,
-                }
+            if raise(cell, win, |now| {
+                now <= BLOCKED || (now > win && now <= DEPTH_LAST)
+            }) {
+                deepest.fetch_max(d + 1, Ordering::Relaxed);
             }
             return Ok(());
         }
+        let now = cell.load(Ordering::Relaxed);
         // A win in d: the parent may have lost its last move not won.
-        if !(now == UNSEEN || (self.hints() && now == HINT0 + to)) {
+        if !self.waits_on(now, to) {
             return Ok(());
         }
         let new = match self.forward_depth(parent, d)? {
@@ -272,8 +309,7 @@ impl Analysis<'_> {
                 deepest.fetch_max(longest + 1, Ordering::Relaxed);
                 depth_byte(longest + 1)?
             }
-            Forward::Unwon(sq) if self.hints() => HINT0 + sq,
-            Forward::Unwon(_) => UNSEEN,
+            Forward::Unwon(sq) => self.unwon_byte(sq),
             Forward::Blocked | Forward::Won => BLOCKED,
         };
         // A failed exchange means another check of the same position got there first.
@@ -284,31 +320,21 @@ impl Analysis<'_> {
     /// Whether every move of `entry` reaches a win of the opponent with a depth of at most `d`
     /// inside the index, or any depth through an exit.
     fn forward_depth(&self, entry: u64, d: u32) -> Result<Forward, FreezeError> {
-        let geo = &self.problem.geo;
-        let n = self.problem.men.len();
-        let (x, index, squares) = self.unpack(entry);
-        let Some(pos) = self.position(&squares[..n], x) else {
-            return Ok(Forward::Blocked);
-        };
         let mut longest = 0;
-        let mut found: Option<Result<Forward, FreezeError>> = None;
-        pos.for_each_legal_move(geo, None, |mv| {
-            if found.is_some() {
-                return;
+        let mut found = None;
+        let legal = self.for_each_valued_move(entry, |to, value, inside| {
+            match value {
+                Verdict::Win(Some(k)) if k <= d || !inside => longest = longest.max(k),
+                _ if inside => found = Some(Forward::Unwon(to)),
+                _ => found = Some(Forward::Blocked),
             }
-            match self.step(&pos, &squares[..n], index, &mv) {
-                Ok(Step::Stays(child)) => {
-                    match Verdict::from_code(self.code_at(1 - x, child as usize)) {
-                        Some(Verdict::Win(Some(k))) if k <= d => longest = longest.max(k),
-                        _ => found = Some(Ok(Forward::Unwon(mv.to))),
-                    }
-                }
-                Ok(Step::Exits(Verdict::Win(Some(k)), _)) => longest = longest.max(k),
-                Ok(Step::Exits(..)) => found = Some(Ok(Forward::Blocked)),
-                Err(e) => found = Some(Err(e)),
-            }
-        });
-        found.unwrap_or(Ok(Forward::Lost(longest)))
+            found.is_none()
+        })?;
+        Ok(match found {
+            Some(f) => f,
+            None if legal => Forward::Lost(longest),
+            None => Forward::Blocked,
+        })
     }
 
     /// The rule phase: a full check of every undecided entry, then rounds of retrograde visits.
@@ -339,13 +365,7 @@ impl Analysis<'_> {
                     if lost { RULE_LOSS_BYTE } else { RULE_WIN_BYTE },
                     Ordering::Relaxed,
                 );
-                let mut result = Ok(());
-                self.for_each_parent(entry, |parent, to| {
-                    if result.is_ok() {
-                        result = self.rule_parent(parent, to, lost, next);
-                    }
-                });
-                result.map(|()| true)
+                self.visit_parents(entry, |parent, to| self.rule_parent(parent, to, lost, next))
             })?;
             if visited == 0 {
                 return Ok(());
@@ -363,18 +383,12 @@ impl Analysis<'_> {
         generation: usize,
     ) -> Result<(), FreezeError> {
         let cell = &self.narrow()[(parent & 1) as usize][(parent >> 1) as usize];
-        let mut now = cell.load(Ordering::Relaxed);
         if lost {
-            let win = RULE_WIN_NEW[generation];
-            while now <= BLOCKED {
-                match cell.compare_exchange_weak(now, win, Ordering::Relaxed, Ordering::Relaxed) {
-                    Ok(_) => break,
-                    Err(actual) => now = actual,
-                }
-            }
+            raise(cell, RULE_WIN_NEW[generation], |now| now <= BLOCKED);
             return Ok(());
         }
-        if !(now == UNSEEN || (self.hints() && now == HINT0 + to)) {
+        let now = cell.load(Ordering::Relaxed);
+        if !self.waits_on(now, to) {
             return Ok(());
         }
         let new = self.rule_byte(self.forward_rule(parent, false)?, generation);
@@ -387,8 +401,7 @@ impl Analysis<'_> {
         match found {
             Forward::Won => RULE_WIN_NEW[generation],
             Forward::Lost(_) => RULE_LOSS_NEW[generation],
-            Forward::Unwon(sq) if self.hints() => HINT0 + sq,
-            Forward::Unwon(_) => UNSEEN,
+            Forward::Unwon(sq) => self.unwon_byte(sq),
             Forward::Blocked => BLOCKED,
         }
     }
@@ -398,53 +411,25 @@ impl Analysis<'_> {
     /// opponent, or a loss. `full` looks at every move (a win may follow an unwon move);
     /// otherwise the check stops at the first move that is not to a win of the opponent.
     fn forward_rule(&self, entry: u64, full: bool) -> Result<Forward, FreezeError> {
-        let geo = &self.problem.geo;
-        let n = self.problem.men.len();
-        let (x, index, squares) = self.unpack(entry);
-        let Some(pos) = self.position(&squares[..n], x) else {
-            return Ok(Forward::Blocked);
-        };
-        let (mut won, mut drawn, mut unwon, mut stop) = (false, false, None, false);
-        let mut failure = None;
-        pos.for_each_legal_move(geo, None, |mv| {
-            if stop {
-                return;
+        let (mut won, mut drawn, mut unwon) = (false, false, None);
+        let legal = self.for_each_valued_move(entry, |to, value, inside| match value {
+            Verdict::Win(_) => true,
+            Verdict::Loss(_) => {
+                won = true;
+                false
             }
-            let (value, inside) = match self.step(&pos, &squares[..n], index, &mv) {
-                Ok(Step::Stays(child)) => (
-                    Verdict::from_code(self.code_at(1 - x, child as usize))
-                        .unwrap_or(Verdict::Draw),
-                    true,
-                ),
-                Ok(Step::Exits(v, _)) => (v, false),
-                Err(e) => {
-                    failure = Some(e);
-                    stop = true;
-                    return;
-                }
-            };
-            match value {
-                Verdict::Win(_) => {}
-                Verdict::Loss(_) => {
-                    won = true;
-                    stop = true;
-                }
-                Verdict::Draw if inside => {
-                    unwon.get_or_insert(mv.to);
-                    stop = !full;
-                }
-                Verdict::Draw => {
-                    drawn = true;
-                    stop = !full;
-                }
+            Verdict::Draw if inside => {
+                unwon.get_or_insert(to);
+                full
             }
-        });
-        if let Some(e) = failure {
-            return Err(e);
-        }
+            Verdict::Draw => {
+                drawn = true;
+                full
+            }
+        })?;
         Ok(if won {
             Forward::Won
-        } else if drawn {
+        } else if drawn || !legal {
             Forward::Blocked
         } else if let Some(sq) = unwon {
             Forward::Unwon(sq)
