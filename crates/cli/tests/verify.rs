@@ -475,3 +475,55 @@ fn resume_passes_over_certified_tables_only() {
     assert!(!changed.status.success(), "{text}");
     assert!(text.contains("KRvK  FAIL"), "{text}");
 }
+
+/// Checking a lane at a time (the positions that differ only in the last man's square, read
+/// together) and a position at a time agree: on correct tables both pass with the same counts,
+/// and after an injected fault both report the same failures. Square and oblong boards, groups
+/// of identical men before the last man, and king pairs with several minimisers all occur.
+#[test]
+fn lane_and_position_checks_agree() {
+    use retro_verify::men::Men;
+    use retro_verify::Checker;
+    for (board_name, materials) in [("5x5", &["KRRvKB", "KBNvKN"][..]), ("4x5", &["KRBvKR"])] {
+        let board: Board = {
+            let (f, r) = board_name.split_once('x').unwrap();
+            Board::new(f.parse().unwrap(), r.parse().unwrap()).unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        gen(dir.path(), board_name, materials);
+        let reports = |lanes: bool| {
+            let checker = Checker::new(board, dir.path()).with_lanes(lanes);
+            let plan = checker.plan(materials).unwrap();
+            plan.iter()
+                .map(|men: &Men| {
+                    let report = checker.check(men, &|_| {}).unwrap();
+                    let mut failures: Vec<String> =
+                        report.failures.iter().map(|f| f.to_string()).collect();
+                    failures.sort();
+                    (
+                        men.to_string(),
+                        report.positions,
+                        report.failure_count,
+                        failures,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let correct = reports(true);
+        assert!(correct
+            .iter()
+            .all(|(_, positions, failed, _)| *positions > 0 && *failed == 0));
+        assert_eq!(correct, reports(false), "{board_name}");
+        let fen = inject(dir.path(), board, materials[0], |v, _| match v {
+            Value::Win(n) if n > 7 => Some(Value::Win(n + 2)),
+            _ => None,
+        });
+        let faulty = reports(true);
+        let (_, _, failed, failures) = faulty.iter().find(|r| r.0 == materials[0]).unwrap();
+        assert!(
+            *failed > 0 && failures.iter().any(|f| f.starts_with(&fen)),
+            "{failures:?}"
+        );
+        assert_eq!(faulty, reports(false), "{board_name} with a fault at {fen}");
+    }
+}

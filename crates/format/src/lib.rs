@@ -592,6 +592,17 @@ impl Codes<'_> {
         }
     }
 
+    /// The codes of the `len` entries from `start` on, when entries are a byte each; `None` for
+    /// two-byte entries or past the last entry.
+    #[inline]
+    pub fn bytes(&self, start: u64, len: usize) -> Option<&[u8]> {
+        let start = usize::try_from(start).ok()?;
+        if self.wide {
+            return None;
+        }
+        self.bytes.get(start..start.checked_add(len)?)
+    }
+
     /// The value at `index`, or `None` past the last entry.
     #[inline]
     pub fn value(&self, index: u64) -> Option<Value> {

@@ -1,7 +1,7 @@
 //! Certificates: a short text file beside a table recording that the checker passed on it, and
 //! on which exact file (by its body's blake3 hash) and smaller tables.
 //!
-//! Owns: [`write`], [`established`].
+//! Owns: [`write()`], [`established`].
 //!
 //! ```text
 //! retro verify certificate 1

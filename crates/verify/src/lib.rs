@@ -72,6 +72,18 @@
 //! `attacks`, `chess_legal` and the move relation commute with it; so do `win1_by` and
 //! `win2_by`, and `T` is constant on each orbit — as `V` is, every image reading the same entry.
 //!
+//! # Lanes
+//!
+//! In a category without pawns whose last listed man is a single piece (KRBvKR's black rook),
+//! the positions that differ only in that man's square are checked together, a *lane* at a
+//! time (`lanes`, a private module whose documentation gives the argument): a move of another
+//! man is found once for the whole lane, as the set of squares of the last man that leave it a
+//! move, and the 64 entries it leads to are read and summarised in one pass. The facts checked
+//! at each position are the same. One thing differs: there, a move's legality — whether the
+//! mover is left in check — is read from the entry it reaches, which is *none* exactly for an
+//! illegal position by (P), itself checked for the whole category. A test compares the two
+//! ways on whole categories, correct and with a wrong entry.
+//!
 //! # Restriction and simulation: from the category to chess
 //!
 //! A table covers one *category*: the positions with exactly these men (Hurd, section 3.2; the
@@ -90,6 +102,7 @@
 //! index that merged two positions of different values would fail the check.
 
 pub mod certificate;
+mod lanes;
 pub mod lines;
 pub mod men;
 pub mod moves;
@@ -232,6 +245,8 @@ pub struct Checker {
     open: Mutex<HashMap<Men, Arc<Stored>>>,
     /// The board's tables, made on the first check and kept for the others.
     tables: OnceLock<BoardTables>,
+    /// Whether categories with lanes are checked a lane at a time ([`lanes`]).
+    lanes: bool,
 }
 
 /// What the checker tabulates once per board: the natural model's geometry, and each square's
@@ -262,7 +277,14 @@ impl Checker {
             dir: dir.into(),
             open: Mutex::new(HashMap::new()),
             tables: OnceLock::new(),
+            lanes: true,
         }
+    }
+
+    /// The same checker, checking every category a position at a time when `lanes` is false
+    /// (for comparing the two ways).
+    pub fn with_lanes(self, lanes: bool) -> Checker {
+        Checker { lanes, ..self }
     }
 
     /// The directory.
@@ -421,6 +443,30 @@ impl Checker {
             promotions: &exits.promotions,
             mirror,
         };
+        if scheme.has_lanes() && stored.table.header().value_width == 1 && self.lanes {
+            // A lane at a time (see [`lanes`]).
+            return scheme.pairs().par_iter().try_for_each(|&pair| {
+                let mut legal_here = [0u64; 2];
+                let examined = lanes::check_pair(
+                    scheme,
+                    lines,
+                    &listed,
+                    &children,
+                    &stored.table,
+                    pair,
+                    &mut legal_here,
+                    &mut |placement, side, code| {
+                        let stored_value = Value::from_code(code);
+                        self.recheck(lookup, placement, side, stored_value, failures)
+                    },
+                )?;
+                for (total, here) in legal.iter().zip(legal_here) {
+                    total.fetch_add(here, Ordering::Relaxed);
+                }
+                progress(examined);
+                Ok(())
+            });
+        }
         for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
             let index = scheme
                 .index_of_canonical(numbers)
@@ -461,21 +507,35 @@ impl Checker {
                     if summary.holds_for(stored_value) {
                         continue;
                     }
-                    // Some fact fails: the natural model's own moves say which, and how.
-                    let p = placement.position(side);
-                    let before = failures.count();
-                    self.check_position(lookup, &p, stored_value, failures)?;
-                    if failures.count() == before {
-                        failures.fail(
-                            &p,
-                            stored_value,
-                            "the tabulated moves and the natural model's moves disagree about this position".into(),
-                        );
-                    }
+                    self.recheck(lookup, &placement, side, stored_value, failures)?;
                 }
             }
             Ok(())
         })
+    }
+
+    /// A position whose summary fails some fact: the natural model's own moves say which, and
+    /// how.
+    fn recheck(
+        &self,
+        lookup: &Lookup,
+        placement: &Placement,
+        side: Side,
+        stored_value: Value,
+        failures: &Failures,
+    ) -> Result<(), VerifyError> {
+        let p = placement.position(side);
+        let before = failures.count();
+        self.check_position(lookup, &p, stored_value, failures)?;
+        if failures.count() == before {
+            failures.fail(
+                &p,
+                stored_value,
+                "the tabulated moves and the natural model's moves disagree about this position"
+                    .into(),
+            );
+        }
+        Ok(())
     }
 
     /// Where each exit of the category leads: the capture of every listed man but the kings,
@@ -781,19 +841,53 @@ struct CaptureTarget {
 }
 
 /// What a position's moves reach, summarised for the facts (P), (C), (W), (L) and (D).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Summary {
     moves: u32,
     in_check: bool,
     /// A move reaches a legal position with no value.
     valueless_child: bool,
-    quickest_loss: Option<u32>,
+    /// The quickest loss a move reaches, in plies (`u32::MAX` if none).
+    quickest_loss: u32,
+    /// Whether every move reaches a win.
     all_wins: bool,
-    deepest_win: Option<u32>,
+    /// The entry code of the deepest win a move reaches (0 if none; a win's code is odd).
+    deepest_win_code: u32,
     any_draw: bool,
 }
 
 impl Summary {
+    fn new(in_check: bool) -> Summary {
+        Summary {
+            moves: 0,
+            in_check,
+            valueless_child: false,
+            quickest_loss: u32::MAX,
+            all_wins: true,
+            deepest_win_code: 0,
+            any_draw: false,
+        }
+    }
+
+    /// Adds a move reaching an entry of code `code` (`Value::code`: 0 no value, 1 draw,
+    /// `2 + plies` decided: a win when the plies are odd, a loss when even).
+    #[inline]
+    fn add(&mut self, code: u32) {
+        self.moves += 1;
+        match code {
+            0 => self.valueless_child = true,
+            1 => {
+                self.any_draw = true;
+                self.all_wins = false;
+            }
+            c if c % 2 == 0 => {
+                self.quickest_loss = self.quickest_loss.min(c - 2);
+                self.all_wins = false;
+            }
+            c => self.deepest_win_code = self.deepest_win_code.max(c),
+        }
+    }
+
     /// Whether (P), (C), (W), (L) and (D) hold at a position with stored value `v`.
     fn holds_for(&self, v: Value) -> bool {
         if v == Value::Illegal || self.valueless_child {
@@ -804,14 +898,24 @@ impl Summary {
         if checkmate != (v == Value::Loss(0)) {
             return false;
         }
+        let any_loss = self.quickest_loss != u32::MAX;
         match v {
             Value::Loss(0) => true,
-            Value::Win(n) => self.quickest_loss == Some(n - 1),
-            Value::Loss(n) => self.moves > 0 && self.all_wins && self.deepest_win == Some(n - 1),
-            Value::Draw => self.quickest_loss.is_none() && (stalemate || self.any_draw),
+            Value::Win(n) => any_loss && self.quickest_loss == n - 1,
+            Value::Loss(n) => {
+                self.moves > 0 && self.all_wins && self.deepest_win_code == Value::Win(n - 1).code()
+            }
+            Value::Draw => !any_loss && (stalemate || self.any_draw),
             Value::Illegal => false,
         }
     }
+}
+
+/// Where a move leads: an entry of the table being checked (the index for the other side to
+/// move), or, after a capture or a promotion, another table's entry, read at once (its code).
+enum Child {
+    Here(u64),
+    Code(u32),
 }
 
 /// The values of positions one move away, in the table being checked or, after a capture, in
@@ -838,51 +942,39 @@ impl Children<'_> {
         side: Side,
         in_check: bool,
     ) -> Result<Summary, VerifyError> {
-        let mut summary = Summary {
-            in_check,
-            all_wins: true,
-            ..Summary::default()
-        };
+        let mut summary = Summary::new(in_check);
         let mut error = None;
+        let own = &self.codes[usize::from(side == Side::White)];
         placement.for_each_move(side, |step, after| {
             if error.is_some() {
                 return;
             }
-            match self.value_after(placement.numbers(), index, side, step, after) {
-                Ok(value) => {
-                    summary.moves += 1;
-                    match value {
-                        Value::Illegal => summary.valueless_child = true,
-                        Value::Loss(k) => {
-                            summary.quickest_loss =
-                                Some(summary.quickest_loss.map_or(k, |q| q.min(k)));
-                            summary.all_wins = false;
-                        }
-                        Value::Win(k) => {
-                            summary.deepest_win = Some(summary.deepest_win.map_or(k, |d| d.max(k)));
-                        }
-                        Value::Draw => {
-                            summary.any_draw = true;
-                            summary.all_wins = false;
-                        }
-                    }
-                }
+            let code = match self.child_after(placement.numbers(), index, side, step, after) {
+                Ok(Child::Here(index)) => own
+                    .get(index)
+                    .ok_or_else(|| out_of_range(self.table, index)),
+                Ok(Child::Code(code)) => Ok(code),
+                Err(e) => Err(e),
+            };
+            match code {
+                Ok(code) => summary.add(code),
                 Err(e) => error = Some(e),
             }
         });
         error.map_or(Ok(summary), Err)
     }
 
-    /// The stored value of the position after `step` from `before` (canonical, at `index`),
-    /// the opponent of `side` to move.
-    fn value_after(
+    /// Where the value of the position after `step` from `before` (canonical, at `index`),
+    /// the opponent of `side` to move, is stored.
+    #[inline]
+    fn child_after(
         &self,
         before: &[u32],
         index: u64,
         side: Side,
         step: Step,
         after: &[u32],
-    ) -> Result<Value, VerifyError> {
+    ) -> Result<Child, VerifyError> {
         let white_to_move = side == Side::Black;
         let (target, codes) = match (step.captured, step.promotion) {
             (None, None) => {
@@ -902,8 +994,7 @@ impl Children<'_> {
                         .index_after_move(index, before, after, step.man)
                         .or_else(|| self.scheme.index_of_numbers(after)),
                 };
-                let index = index.ok_or_else(|| no_entry(self.table))?;
-                return read(self.table, &self.codes, white_to_move, index);
+                return Ok(Child::Here(index.ok_or_else(|| no_entry(self.table))?));
             }
             (Some(captured), None) => {
                 let target = self.captures[captured]
@@ -945,12 +1036,11 @@ impl Children<'_> {
             .scheme
             .index_of_numbers(&numbers[..k])
             .ok_or_else(|| no_entry(&target.stored.table))?;
-        read(
-            &target.stored.table,
-            &codes,
-            white_to_move != target.flipped,
-            index,
-        )
+        let white_to_move = white_to_move != target.flipped;
+        let code = codes[usize::from(!white_to_move)]
+            .get(index)
+            .ok_or_else(|| out_of_range(&target.stored.table, index))?;
+        Ok(Child::Code(code))
     }
 }
 
@@ -986,23 +1076,13 @@ fn both_sides(table: &Table) -> [Codes<'_>; 2] {
     [table.codes(true), table.codes(false)]
 }
 
-/// The value at `index` of a table's entries `codes` (White to move first).
-#[inline]
-fn read(
-    table: &Table,
-    codes: &[Codes; 2],
-    white_to_move: bool,
-    index: u64,
-) -> Result<Value, VerifyError> {
-    codes[usize::from(!white_to_move)]
-        .value(index)
-        .ok_or_else(|| {
-            VerifyError::Format(FormatError::IndexOutOfRange {
-                material: table.header().material.clone(),
-                index,
-                entries: table.header().entries_per_side,
-            })
-        })
+/// The error for an index past the end of a table's entries.
+fn out_of_range(table: &Table, index: u64) -> VerifyError {
+    VerifyError::Format(FormatError::IndexOutOfRange {
+        material: table.header().material.clone(),
+        index,
+        entries: table.header().entries_per_side,
+    })
 }
 
 fn no_entry(table: &Table) -> VerifyError {

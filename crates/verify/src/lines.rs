@@ -18,6 +18,14 @@
 //! `k_attacks a b` and `between(a, b)` the squares `s` with `square_between a s b`, that is
 //! `b ∈ targets(k, a) ∧ between(a, b) ∩ occupied = ∅` — what [`Lines::attacks`] computes.
 //!
+//! The checker walks a piece's targets as *runs* ([`Lines::runs`]): the targets of a kind of
+//! man from `a`, each listed once, cut into runs such that the squares between `a` and an
+//! entry are exactly the entries before it in its run — `between(a, b)` read off the natural
+//! predicate again, by the test. Walking a run from its start and stopping after the first
+//! occupied entry therefore visits exactly its entries `b` with `between(a, b) ∩ occupied = ∅`:
+//! every entry before `b` was empty, and every entry after an occupied one has that one
+//! between. So the squares visited are those that `attacks p a b` holds for, as above.
+//!
 //! A pawn of side `s` on `a` attacks `b` exactly when `pawn_attacks s a b` (no square lies
 //! between: the squares are adjacent), [`Lines::pawn_attacks`]. `pawn_advance p a b` is "`p`
 //! has a pawn of the side to move on `a`, `b` is on the board one rank ahead of it on its
@@ -35,10 +43,11 @@ use retro_rules::{Board, Piece, Position, Side, Square};
 /// A set of squares of a board of at most 256 squares, by square number.
 pub type SquareSet = [u64; 4];
 
-/// Whether two sets have no square in common.
+/// Whether a set of the board's squares (as many words as it needs, [`Lines::between`]) and a
+/// [`SquareSet`] have no square in common.
 #[inline]
-pub fn disjoint(a: &SquareSet, b: &SquareSet) -> bool {
-    (a[0] & b[0]) | (a[1] & b[1]) | (a[2] & b[2]) | (a[3] & b[3]) == 0
+pub fn disjoint(a: &[u64], b: &SquareSet) -> bool {
+    a.iter().zip(b).all(|(x, y)| x & y == 0)
 }
 
 /// Adds square `n` to `set`.
@@ -49,8 +58,15 @@ pub fn insert(set: &mut SquareSet, n: u16) {
 
 /// Whether `set` holds square `n`.
 #[inline]
-pub fn contains(set: &SquareSet, n: u16) -> bool {
+pub fn contains(set: &[u64], n: u16) -> bool {
     set[usize::from(n >> 6)] >> (n & 63) & 1 == 1
+}
+
+/// The least square of a set that is not empty.
+#[inline]
+pub fn first(set: &[u64]) -> Option<u16> {
+    let w = set.iter().position(|&w| w != 0)?;
+    Some(w as u16 * 64 + set[w].trailing_zeros() as u16)
 }
 
 /// The kinds of men that move as pieces (pawns advance and capture differently, and are not
@@ -81,10 +97,15 @@ pub struct Lines {
     count: usize,
     /// By kind, then square: the squares it reaches, in increasing order.
     targets: [Vec<Vec<u16>>; 5],
+    /// By kind, then square: the same squares in runs ([`Lines::runs`]), each with the place
+    /// in the list where its run ends.
+    runs: [Vec<Vec<(u16, u16)>>; 5],
     /// By kind, then square: the same as a set.
     target_sets: [Vec<SquareSet>; 5],
-    /// By `a × count + b`: the squares strictly between `a` and `b`.
-    between: Vec<SquareSet>,
+    /// The words of a set of the board's squares: one per 64 squares.
+    words: usize,
+    /// At `(a × count + b) × words`: the squares strictly between `a` and `b`.
+    between: Vec<u64>,
     /// By side (White first), then square: the squares a pawn there attacks.
     pawn_attacks: [Vec<SquareSet>; 2],
     /// By side, then square: the same, in increasing order.
@@ -130,10 +151,11 @@ impl Lines {
         let targets: [Vec<Vec<u16>>; 5] =
             std::array::from_fn(|k| tabulate(&|a, b| reaches_naturally(KINDS[k], a, b)));
         let target_sets = std::array::from_fn(|k| as_sets(&targets[k]));
-        let mut between = vec![[0u64; 4]; count * count];
+        let words = count.div_ceil(64);
+        let mut between_sets = vec![[0u64; 4]; count * count];
         for (a, &sa) in squares.iter().enumerate() {
             for (b, &sb) in squares.iter().enumerate() {
-                let set = &mut between[a * count + b];
+                let set = &mut between_sets[a * count + b];
                 for (s, &ss) in squares.iter().enumerate() {
                     if retro_rules::board::square_between(sa, ss, sb) {
                         insert(set, s as u16);
@@ -141,6 +163,15 @@ impl Lines {
                 }
             }
         }
+        let between = between_sets
+            .iter()
+            .flat_map(|set| set[..words].iter().copied())
+            .collect();
+        let runs = std::array::from_fn(|k| {
+            (0..count)
+                .map(|a| in_runs(&targets[k][a], |b| between_sets[a * count + usize::from(b)]))
+                .collect()
+        });
         let sides = [Side::White, Side::Black];
         let pawn_attack_lists: [Vec<Vec<u16>>; 2] =
             sides.map(|s| tabulate(&|a, b| pawn_attacks(s, a, b)));
@@ -169,7 +200,9 @@ impl Lines {
             board,
             count,
             targets,
+            runs,
             target_sets,
+            words,
             between,
             pawn_attacks,
             pawn_attack_lists,
@@ -233,16 +266,25 @@ impl Lines {
         &self.targets[kind_number(piece)][usize::from(a)]
     }
 
+    /// The squares a man of kind `piece` on `a` reaches (pawns excluded), each once, in runs:
+    /// an entry `(b, end)` belongs to the run that ends before place `end` of the list, and the
+    /// squares between `a` and `b` are exactly the squares of the entries before it in its run.
+    #[inline]
+    pub fn runs(&self, piece: Piece, a: u16) -> &[(u16, u16)] {
+        &self.runs[kind_number(piece)][usize::from(a)]
+    }
+
     /// Whether a man of kind `piece` on `a` reaches `b` on an empty board.
     #[inline]
     pub fn reaches(&self, piece: Piece, a: u16, b: u16) -> bool {
         contains(&self.target_sets[kind_number(piece)][usize::from(a)], b)
     }
 
-    /// The squares strictly between `a` and `b`.
+    /// The squares strictly between `a` and `b`, in as many words as the board needs.
     #[inline]
-    pub fn between(&self, a: u16, b: u16) -> &SquareSet {
-        &self.between[usize::from(a) * self.count + usize::from(b)]
+    pub fn between(&self, a: u16, b: u16) -> &[u64] {
+        let at = (usize::from(a) * self.count + usize::from(b)) * self.words;
+        &self.between[at..at + self.words]
     }
 
     /// The natural model's `attacks p a b` for a man of kind `piece` on `a`, `occupied` the
@@ -251,6 +293,40 @@ impl Lines {
     pub fn attacks(&self, piece: Piece, a: u16, b: u16, occupied: &SquareSet) -> bool {
         self.reaches(piece, a, b) && disjoint(self.between(a, b), occupied)
     }
+}
+
+/// The `targets` of a man on some square `a` in runs (see [`Lines::runs`]), `between(b)` the
+/// squares between `a` and `b`: taken in order of how many squares lie between, each target
+/// extends the run whose squares are exactly those between, or starts a run if none are.
+///
+/// # Panics
+/// If some target's squares between are not the squares of a run (the test shows that on
+/// every board the natural model's lines make runs).
+fn in_runs(targets: &[u16], between: impl Fn(u16) -> SquareSet) -> Vec<(u16, u16)> {
+    let mut by_distance = targets.to_vec();
+    by_distance.sort_by_key(|&b| (between(b).iter().map(|w| w.count_ones()).sum::<u32>(), b));
+    let mut runs: Vec<(SquareSet, Vec<u16>)> = Vec::new();
+    for b in by_distance {
+        let before = between(b);
+        let mut with_b = before;
+        insert(&mut with_b, b);
+        match runs.iter_mut().find(|(squares, _)| *squares == before) {
+            Some((squares, run)) => {
+                *squares = with_b;
+                run.push(b);
+            }
+            None => {
+                assert_eq!(before, [0; 4], "square {b}'s squares between extend no run");
+                runs.push((with_b, vec![b]));
+            }
+        }
+    }
+    let mut listed = Vec::with_capacity(targets.len());
+    for (_, run) in runs {
+        let end = (listed.len() + run.len()) as u16;
+        listed.extend(run.into_iter().map(|b| (b, end)));
+    }
+    listed
 }
 
 fn side_number(s: Side) -> usize {
@@ -285,6 +361,24 @@ mod tests {
                     let na = lines.number(a);
                     assert_eq!(lines.square(na), a);
                     for &kind in &KINDS {
+                        let runs = lines.runs(kind, na);
+                        let mut in_runs: Vec<u16> = runs.iter().map(|&(b, _)| b).collect();
+                        in_runs.sort_unstable();
+                        assert_eq!(in_runs, lines.targets(kind, na), "{kind:?} {a}");
+                        let mut start = 0;
+                        for (k, &(b, end)) in runs.iter().enumerate() {
+                            if k == usize::from(runs[start].1) {
+                                start = k;
+                            }
+                            assert_eq!(end, runs[start].1);
+                            assert!(k < usize::from(end) && usize::from(end) <= runs.len());
+                            let mut earlier = [0; 4];
+                            for &(c, _) in &runs[start..k] {
+                                insert(&mut earlier, c);
+                            }
+                            let words = lines.between(na, b).len();
+                            assert_eq!(lines.between(na, b), &earlier[..words], "{kind:?} {a} {b}");
+                        }
                         let listed = lines.targets(kind, na);
                         for &b in &squares {
                             let nb = lines.number(b);

@@ -20,10 +20,11 @@
 //! (`attacks` is `pawn_attacks` for a pawn, no square lying between) or captures en passant
 //! (`en_passant_capture`: onto the target, taking the pawn on the target's file and its own
 //! rank); on its last rank it becomes each of queen, rook, bishop and knight (`arrivals`).
-//! [`Placement::for_each_move`] enumerates exactly that: `b` runs over the tabulated targets of
-//! the man's kind (the squares of the board within its reach; for a pawn, its advances, double
-//! advances and attacked squares, with the squares the definitions need empty tested against
-//! the men), `attacks p a b` is [`Lines::attacks`] with the squares the men occupy, a square
+//! [`Placement::for_each_move`] enumerates exactly that: for a piece, `b` runs over the squares
+//! with `attacks p a b`, found by walking the tabulated runs of its kind from `a` ([`Lines::runs`]:
+//! the squares within its reach, each run up to and including its first occupied square); for a
+//! pawn, over its advances, double advances and attacked squares, with the squares the
+//! definitions need empty tested against the men. A square
 //! holding a man of the mover's side is neither a sortie nor a capture, and `in_check s p` —
 //! some man of the other side attacks `s`'s king — is [`Placement::in_check`] on the position
 //! after the move. [`Placement::for_each_en_passant_target`] lists the targets
@@ -40,7 +41,7 @@
 //! check test after such a move looks at those men only, with the squares occupied after it
 //! (an en-passant capture empties two).
 
-use crate::lines::{contains, disjoint, insert, Lines, SquareSet};
+use crate::lines::{contains, disjoint, first, insert, Lines, SquareSet};
 use crate::scheme::MAX_MEN;
 use retro_rules::laws::last_rank;
 use retro_rules::{opponent, Man, Piece, Position, Side, Square};
@@ -158,8 +159,8 @@ impl<'a> Placement<'a> {
             for &a in self.lines.pawn_double_origins(mover, b) {
                 let between = self.lines.between(a, b);
                 if !contains(&self.occupied, a) && disjoint(between, &self.occupied) {
-                    if let Some(t) = (0..4).find(|&w| between[w] != 0) {
-                        visit(t as u32 * 64 + between[t].trailing_zeros());
+                    if let Some(t) = first(between) {
+                        visit(u32::from(t));
                     }
                 }
             }
@@ -201,7 +202,19 @@ impl<'a> Placement<'a> {
     /// captured man still listed, on the square of its captor, or for an en-passant capture
     /// where it stood).
     #[inline]
-    pub fn for_each_move(&self, to_move: Side, mut visit: impl FnMut(Step, &[u32])) {
+    pub fn for_each_move(&self, to_move: Side, visit: impl FnMut(Step, &[u32])) {
+        self.for_each_move_of(to_move, |_| true, visit);
+    }
+
+    /// [`Placement::for_each_move`] for the moves of the men `moves_man` picks (by place in the
+    /// list) only.
+    #[inline]
+    pub fn for_each_move_of(
+        &self,
+        to_move: Side,
+        moves_man: impl Fn(usize) -> bool,
+        mut visit: impl FnMut(Step, &[u32]),
+    ) {
         let king = self.numbers[usize::from(to_move == Side::Black)];
         // The men of the other side that reach the mover's king on an empty board.
         let mut reaching = [0usize; MAX_MEN];
@@ -219,7 +232,7 @@ impl<'a> Placement<'a> {
         }
         let reaching = &reaching[..reaching_count];
         for (i, &(side, piece)) in self.men.iter().enumerate() {
-            if side != to_move {
+            if side != to_move || !moves_man(i) {
                 continue;
             }
             let a = self.numbers[i];
@@ -227,15 +240,23 @@ impl<'a> Placement<'a> {
                 self.for_each_pawn_move(i, reaching, &mut visit);
                 continue;
             }
-            for &b in self.lines.targets(piece, a as u16) {
-                if !disjoint(self.lines.between(a as u16, b), &self.occupied) {
-                    continue;
+            // The squares `b` with `attacks p a b`: each run up to its first occupied square.
+            let runs = self.lines.runs(piece, a as u16);
+            let mut k = 0;
+            while k < runs.len() {
+                let (b, end) = runs[k];
+                match self.occupant(u32::from(b)) {
+                    None => {
+                        self.try_move(i, u32::from(b), None, None, reaching, &mut visit);
+                        k += 1;
+                    }
+                    Some(j) => {
+                        if self.men[j].0 != to_move {
+                            self.try_move(i, u32::from(b), Some(j), None, reaching, &mut visit);
+                        }
+                        k = usize::from(end);
+                    }
                 }
-                let occupant = self.occupant(u32::from(b));
-                if occupant.is_some_and(|j| self.men[j].0 == to_move) {
-                    continue;
-                }
-                self.try_move(i, u32::from(b), occupant, None, reaching, &mut visit);
             }
         }
     }
@@ -370,9 +391,7 @@ impl<'a> Placement<'a> {
         let (side, _) = self.men[i];
         let them = opponent(side);
         let between = self.lines.between(a as u16, b as u16);
-        let passed = (0..4)
-            .find(|&w| between[w] != 0)
-            .map(|w| (w as u32) * 64 + between[w].trailing_zeros())?;
+        let passed = u32::from(first(between)?);
         let answered = (0..self.men.len()).any(|j| {
             self.men[j] == (them, Piece::Pawn)
                 && self

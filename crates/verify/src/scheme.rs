@@ -40,9 +40,10 @@
 //! therefore the minimum over those that minimise the king pair (the *minimisers*, kept for
 //! every pair of squares). When a man other than a king moves, the king pair stays; if the
 //! identity is its only minimiser, the least keys before and after are the placements' own
-//! numbers, and the indices differ only in the moved man's group digit
-//! ([`Scheme::index_after_move`]). The tests compare every form with the definition on whole
-//! categories.
+//! numbers, and the indices differ only in the moved man's group digit. When a king moves to
+//! a pair whose only minimiser is the identity, the other men's digits stay and only the pair's
+//! number changes ([`Scheme::index_after_move`]). The tests compare every form with the
+//! definition on whole categories.
 
 use crate::men::Men;
 use retro_rules::laws::king_attacks;
@@ -546,15 +547,21 @@ impl Scheme {
     }
 
     /// [`Scheme::index_of_numbers`] of `after`, which is the placement `before` (canonical,
-    /// identical men in increasing order, at `index`) with the man `man` on another square;
-    /// `None` when this shortcut does not apply (a king moved, or the king pair has several
-    /// minimisers) and the index must be found the general way.
+    /// identical men in increasing order, at `index`, no en-passant target) with the man `man`
+    /// on another square; `None` when this shortcut does not apply and the index must be found
+    /// the general way.
     ///
-    /// The kings stand where they stood, so the same symmetries minimise the king pair (see the
-    /// module documentation). When the identity is the only one, the least key of each
-    /// placement is its own numbers with each group sorted; the two keys then differ only in
-    /// the moved man's group, and so do the two indices' digits: `index(after) = index +
-    /// (rank of the group in after − rank in before) × the group's weight`.
+    /// * A man other than a king moves (not a pawn): the kings stand where they stood, so the
+    ///   same symmetries minimise the king pair (see the module documentation). When the
+    ///   identity is the only one, the least key of each placement is its own numbers with each
+    ///   group sorted; the two keys then differ only in the moved man's group, and so do the two
+    ///   indices' digits: `index(after) = index + (rank of the group in after − rank in before)
+    ///   × the group's weight`.
+    /// * A king moves: the other men keep their squares. When the identity is the only
+    ///   minimiser of the new king pair, the least key of `after` is its own numbers, groups
+    ///   sorted, and its groups are those of `before`, whose least key was its own numbers too
+    ///   (it is canonical): the digits are the same, and only the pair's number changes:
+    ///   `index(after) = pair(after) × inner + index mod inner`.
     #[inline]
     pub fn index_after_move(
         &self,
@@ -563,8 +570,15 @@ impl Scheme {
         after: &[u32],
         man: usize,
     ) -> Option<u64> {
+        let Some(g) = self.group_of[man] else {
+            let pair = after[0] as usize * self.count + after[1] as usize;
+            if self.minimisers[pair].as_slice() != [0] {
+                return None;
+            }
+            let number = self.pair_table[pair];
+            return (number != u64::MAX).then(|| number * self.inner + index % self.inner);
+        };
         let pair = before[0] as usize * self.count + before[1] as usize;
-        let g = self.group_of[man]?;
         if self.minimisers[pair].len != 1 || self.pawn_group[g] {
             return None;
         }
@@ -591,16 +605,90 @@ impl Scheme {
         let mut numbers = [0u32; MAX_MEN];
         numbers[0] = pair.0;
         numbers[1] = pair.1;
-        self.place_numbers(&mut numbers, 2, &mut visit);
+        self.place_numbers(&mut numbers, 2, self.men.len(), &mut visit);
+    }
+
+    /// Whether the category has no pawns and its last listed man is a piece other than a king
+    /// that no other man is identical to, on a board of at most 64 squares: its group's digit
+    /// is then its square number, of weight 1, and the positions that differ only in its square
+    /// are consecutive entries ([`Scheme::lane_base`]).
+    pub fn has_lanes(&self) -> bool {
+        let last = self.men.len() - 1;
+        let Some(g) = self.group_of[last] else {
+            return false;
+        };
+        self.count <= 64 && !self.has_pawns() && self.groups[g] == (last, 1)
+    }
+
+    /// Calls `visit` with the square numbers of the men before the last of every placement of
+    /// [`Scheme::for_each_placement_numbers`] (each once, in the same order): with the last man
+    /// on each square they leave free, those are its placements ([`Scheme::has_lanes`]).
+    pub fn for_each_lane_prefix(&self, pair: (u32, u32), mut visit: impl FnMut(&[u32])) {
+        let mut numbers = [0u32; MAX_MEN];
+        numbers[0] = pair.0;
+        numbers[1] = pair.1;
+        self.place_numbers(&mut numbers, 2, self.men.len() - 1, &mut visit);
+    }
+
+    /// For a category with lanes ([`Scheme::has_lanes`]): given the squares of the men before
+    /// the last (`prefix`, on distinct squares, kings on squares that are neither equal nor
+    /// adjoining), the index `b` such that the placement with the last man on square `x` (free)
+    /// has index `b + x`, when the identity is the only symmetry that minimises the king pair;
+    /// `None` otherwise.
+    ///
+    /// The least key of such a placement is its own numbers, groups sorted (see the module
+    /// documentation); the last man's group is itself, so its digit is `x`, the least
+    /// significant, of weight 1.
+    #[inline]
+    pub fn lane_base(&self, prefix: &[u32]) -> Option<u64> {
+        match self.lane_entries(prefix)? {
+            (base, None) => Some(base),
+            (_, Some(_)) => None,
+        }
+    }
+
+    /// [`Scheme::lane_base`] where a single symmetry `g` minimises the king pair: the index `b`
+    /// and, unless `g` is the identity, its table `m` on squares, such that the placement with
+    /// the last man on square `x` has index `b + m[x]`; `None` for a pair with several
+    /// minimisers.
+    ///
+    /// The least key is then the image under `g`, groups sorted; the last man's entry in it is
+    /// `m[x]`, its digit, of weight 1, and the other entries do not depend on `x`.
+    #[inline]
+    pub fn lane_entries(&self, prefix: &[u32]) -> Option<(u64, Option<&[u32]>)> {
+        let pair = prefix[0] as usize * self.count + prefix[1] as usize;
+        let &[g] = self.minimisers[pair].as_slice() else {
+            return None;
+        };
+        let map = (g != 0).then(|| self.maps[usize::from(g)].as_slice());
+        let mut key = [u32::MAX; MAX_MEN];
+        for (k, &n) in key.iter_mut().zip(prefix) {
+            *k = map.map_or(n, |m| m[n as usize]);
+        }
+        key[prefix.len()] = 0;
+        for &(start, count) in &self.groups {
+            if count > 1 {
+                key[start..start + count].sort_unstable();
+            }
+        }
+        Some((self.index_of_least_key(&key)?, map))
+    }
+
+    /// Whether the identity is the only symmetry that minimises the king pair of `numbers`
+    /// (then every placement with that pair, groups sorted, is its own canonical image).
+    #[inline]
+    pub fn identity_only(&self, numbers: &[u32]) -> bool {
+        self.minimisers[numbers[0] as usize * self.count + numbers[1] as usize].as_slice() == [0]
     }
 
     fn place_numbers(
         &self,
         numbers: &mut [u32; MAX_MEN],
         next: usize,
+        end: usize,
         visit: &mut dyn FnMut(&[u32]),
     ) {
-        if next == self.men.len() {
+        if next == end {
             visit(&numbers[..next]);
             return;
         }
@@ -616,7 +704,7 @@ impl Scheme {
                 continue;
             }
             numbers[next] = n;
-            self.place_numbers(numbers, next + 1, visit);
+            self.place_numbers(numbers, next + 1, end, visit);
         }
     }
 }
@@ -639,6 +727,11 @@ mod tests {
             let scheme = Scheme::new(board, &Men::parse(material).unwrap());
             let squares: Vec<Square> = board.squares().collect();
             let n = scheme.men().len();
+            // How often the shortcut applied: moves of other men, moves of kings.
+            let mut shortcuts = [0u64; 2];
+            // Placements found by their lane's first entry, and by a symmetry's image of it.
+            let mut lanes = 0u64;
+            let mut mapped = 0u64;
             // Every placement on distinct squares, kings anywhere.
             let mut numbers = vec![0u32; n];
             let total = (squares.len() as u64).pow(n as u32);
@@ -660,16 +753,43 @@ mod tests {
                     scheme.index(&placement),
                     "{material} {placement:?}"
                 );
+                if scheme.has_lanes() && scheme.index(&placement).is_some() {
+                    // Any pair of kings apart, by the image under its one minimiser.
+                    let single = scheme.minimisers
+                        [numbers[0] as usize * scheme.count + numbers[1] as usize]
+                        .len
+                        == 1;
+                    let entries = scheme.lane_entries(&numbers[..n - 1]);
+                    assert_eq!(entries.is_some(), single);
+                    if let Some((base, map)) = entries {
+                        let x = numbers[n - 1];
+                        let digit = map.map_or(x, |m| m[x as usize]);
+                        let index = Some(base + u64::from(digit));
+                        assert_eq!(index, scheme.index(&placement), "{placement:?}");
+                        mapped += u64::from(map.is_some());
+                    }
+                }
                 if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
                     != u64::MAX
                 {
+                    if scheme.has_lanes() {
+                        // The lane's entries are consecutive where the identity alone
+                        // minimises the king pair.
+                        let base = scheme.lane_base(&numbers[..n - 1]);
+                        assert_eq!(base.is_some(), scheme.identity_only(&numbers));
+                        if let Some(base) = base {
+                            let index = Some(base + u64::from(numbers[n - 1]));
+                            assert_eq!(index, scheme.index(&placement), "{placement:?}");
+                            lanes += 1;
+                        }
+                    }
                     let canonical = scheme.is_canonical(&placement);
                     assert_eq!(scheme.is_canonical_numbers(&numbers), canonical);
                     // As the checker visits them: canonical, identical men in increasing order.
                     if canonical && scheme.key(&placement)[..n] == numbers[..] {
                         let index = scheme.index(&placement);
                         assert_eq!(scheme.index_of_canonical(&numbers), index);
-                        // Every other square for every man (the kings: no shortcut).
+                        // Every other square for every man, the kings' included.
                         for man in 0..n {
                             for to in 0..squares.len() as u32 {
                                 if numbers.contains(&to) {
@@ -681,16 +801,22 @@ mod tests {
                                     after.iter().map(|&k| scheme.square(k)).collect();
                                 let shortcut =
                                     scheme.index_after_move(index.unwrap(), &numbers, &after, man);
-                                if man < 2 {
-                                    assert_eq!(shortcut, None);
-                                } else if shortcut.is_some() {
-                                    assert_eq!(shortcut, scheme.index(&moved));
+                                if shortcut.is_some() {
+                                    assert_eq!(shortcut, scheme.index(&moved), "{moved:?}");
+                                    shortcuts[usize::from(man < 2)] += 1;
                                 }
                             }
                         }
                     }
                 }
             }
+            assert!(
+                shortcuts.iter().all(|&k| k > 1000),
+                "{material}: {shortcuts:?}"
+            );
+            assert_eq!(scheme.has_lanes(), material != "KBBvK", "{material}");
+            assert!(lanes > 1000 || !scheme.has_lanes(), "{material}: {lanes}");
+            assert!(mapped > 1000 || !scheme.has_lanes(), "{material}: {mapped}");
             for &pair in scheme.pairs() {
                 let mut slow = Vec::new();
                 scheme.for_each_placement(pair, |sq| {
@@ -699,6 +825,18 @@ mod tests {
                 let mut fast = Vec::new();
                 scheme.for_each_placement_numbers(pair, |nums| fast.push(nums.to_vec()));
                 assert_eq!(slow, fast);
+                if scheme.has_lanes() {
+                    // Each lane prefix with the last man on each square it leaves free.
+                    let mut by_lanes = Vec::new();
+                    scheme.for_each_lane_prefix(pair, |prefix| {
+                        for x in 0..scheme.count as u32 {
+                            if !prefix.contains(&x) {
+                                by_lanes.push([prefix, &[x]].concat());
+                            }
+                        }
+                    });
+                    assert_eq!(by_lanes, fast);
+                }
             }
         }
     }
