@@ -479,12 +479,17 @@ fn resume_passes_over_certified_tables_only() {
 /// Checking a lane at a time (the positions that differ only in the last man's square, read
 /// together) and a position at a time agree: on correct tables both pass with the same counts,
 /// and after an injected fault both report the same failures. Square and oblong boards, groups
-/// of identical men before the last man, and king pairs with several minimisers all occur.
+/// of identical men before the last man and ending with it, and king pairs with several
+/// minimisers all occur.
 #[test]
 fn lane_and_position_checks_agree() {
     use retro_verify::men::Men;
     use retro_verify::Checker;
-    for (board_name, materials) in [("5x5", &["KRRvKB", "KBNvKN"][..]), ("4x5", &["KRBvKR"])] {
+    for (board_name, materials) in [
+        ("5x5", &["KRRvKB", "KBNvKN"][..]),
+        ("4x5", &["KRBvKR"]),
+        ("5x4", &["KRNNvK"]),
+    ] {
         let board: Board = {
             let (f, r) = board_name.split_once('x').unwrap();
             Board::new(f.parse().unwrap(), r.parse().unwrap()).unwrap()

@@ -8,25 +8,32 @@
 //!
 //! # When and why
 //!
-//! When the last listed man `X` is a piece other than a king with no identical man, on a board
-//! of at most 64 squares ([`Scheme::has_lanes`]), the placements with the other men fixed (the
-//! *prefix*) and `X` on each free square `x` are its *lane*. For a pair of kings that only the
-//! identity takes to its least image, the lane's positions sit at consecutive entries `b + x`
-//! ([`Scheme::lane_base`]). A move of a man `Y` other than `X`, from `a` to `b`, is the same
-//! in every position of the lane except where `X` is in the way: by the runs of
-//! [`Lines::runs`], it is a move (a sortie) in the lane's position on `x` exactly when `x` is
-//! free, `x ≠ b` and `x` is not between `a` and `b` (`X` on `b` is captured instead, or, of
-//! `Y`'s side, stops it). So one walk of `Y`'s runs over the prefix alone finds its sorties for
-//! all the lane's positions at once, as a set of lanes, and when the identity is the only
-//! minimiser of the king pair after the move, the positions they lead to are again consecutive
-//! entries of the table: 64 entries are read and folded into 64 summaries in one pass. When
-//! another single symmetry `g` minimises it, they are the same 64 entries in the order of `g`'s
-//! image of the last man's square ([`Scheme::lane_entries`]). The
-//! sorties of `X` itself from `x` leave the prefix where it is, so a sortie to `y` reaches the
-//! lane's own entry `y` (the other side to move): one walk of `X`'s runs over the prefix per
-//! position, each step a read from the same 64 entries. Every other move (a capture, a move
-//! to a king pair with several minimisers or another image, and every move of a lane whose
-//! pair has several minimisers) is taken position by position, as [`crate::Checker`] does.
+//! When the last listed man `X` is a piece other than a king, on a board of at most 64 squares
+//! and without pawns ([`Scheme::has_lanes`]), the placements with the other men fixed (the
+//! *prefix*) and `X` on each free square `x` are its *lane* — from [`Scheme::lane_start`] on,
+//! past the men identical to `X`, so that each placement of the category is in exactly one
+//! lane. Where a single symmetry `g` takes the king pair to its least image (for the lane's own
+//! canonical pair, the identity), the position with `X` on any free square `x` sits at entry
+//! `b + d[x]` ([`Scheme::lane_base`], [`Scheme::lane_digits`]): the other groups' digits do not
+//! depend on `x`, and the last group's, of weight 1, is a function of `x` alone — `x` itself
+//! when `X` has no identical man and `g` is the identity (consecutive entries), `g(x)` under
+//! another `g`, and the rank of the group with `g(x)` inserted among its other men's images
+//! when it has identical men.
+//!
+//! A move of a man `Y` other than `X`, from `a` to `b`, is the same in every position of the
+//! lane except where `X` is in the way: by the runs of [`Lines::runs`], it is a move (a
+//! sortie) in the lane's position on `x` exactly when `x` is free, `x ≠ b` and `x` is not
+//! between `a` and `b` (`X` on `b` is captured instead, or, of `Y`'s side, stops it). So one
+//! walk of `Y`'s runs over the prefix alone finds its sorties for all the lane's positions at
+//! once, as a set of lanes; the positions they lead to form the lane of the prefix after the
+//! move, whose entries `b′ + d′[x]` are read and folded into 64 summaries in one pass. When
+//! `Y` is neither a king nor identical to `X`, the king pair and `X`'s group are unchanged, and
+//! so are the digits `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a
+//! sortie to `y` reaches the lane's own entry `b + d[y]` (the other side to move): one walk of
+//! `X`'s runs over the prefix per position, each step a read from the same block of entries.
+//! Every other move (a capture, a move to a king pair with several minimisers, and every move
+//! of a lane whose pair has several minimisers) is taken position by position, as
+//! [`crate::Checker`] does.
 //!
 //! # Legal moves from the table
 //!
@@ -48,7 +55,7 @@
 
 use crate::lines::Lines;
 use crate::moves::{Placement, Step};
-use crate::scheme::{Scheme, MAX_MEN};
+use crate::scheme::{LaneDigits, Scheme, MAX_MEN};
 use crate::{out_of_range, Child, Children, Summary, VerifyError};
 use retro_format::{Codes, Table, Value};
 use retro_rules::{opponent, Man, Piece, Side};
@@ -167,7 +174,8 @@ pub(crate) fn check_pair(
             return;
         }
         let occupied = prefix.iter().fold(0u64, |set, &k| set | 1 << k);
-        examined += u64::from((all & !occupied).count_ones());
+        let lane = all & !occupied & from(scheme.lane_start(prefix));
+        examined += u64::from(lane.count_ones());
         result = check_prefix(
             scheme, lines, listed, children, &codes, table, prefix, occupied, legal, fallback,
         );
@@ -193,20 +201,26 @@ fn check_prefix(
     let last = n - 1;
     let count = lines.board().square_count();
     let free = board_bits(count) & !occupied;
+    let lane = free & from(scheme.lane_start(prefix));
+    let radix = usize::try_from(scheme.lane_radix()).expect("a lane's digits fit in memory");
     let with = |x: u32| {
         let mut numbers = [0u32; MAX_MEN];
         numbers[..last].copy_from_slice(prefix);
         numbers[last] = x;
         numbers
     };
-    // The lane's canonical positions and their indices.
-    let base = scheme.lane_base(prefix);
+    // The lane's canonical positions and their indices: where the identity alone minimises the
+    // king pair (the pair is canonical, so no other symmetry can alone), `base + digits[x]`.
+    let own = scheme.lane_symmetry(prefix).map(|g| {
+        debug_assert_eq!(g, 0, "a canonical pair's one minimiser is the identity");
+        (scheme.lane_base(prefix, g), scheme.lane_digits(prefix, g))
+    });
     let mut canonical = 0u64;
     let mut indices = [0u64; 64];
-    for x in bits(free) {
+    for x in bits(lane) {
         let numbers = with(x);
-        let index = match base {
-            Some(base) => base + u64::from(x),
+        let index = match &own {
+            Some((base, digits)) => base + digits.get(x) as u64,
             None if scheme.is_canonical_numbers(&numbers[..n]) => scheme
                 .index_of_canonical(&numbers[..n])
                 .expect("canonical pairs have an index"),
@@ -215,6 +229,12 @@ fn check_prefix(
         canonical |= 1 << x;
         indices[x as usize] = index;
     }
+    // The first man of the last group (of men identical to `X`).
+    let last_group = (2..=last)
+        .rev()
+        .take_while(|&i| listed[i] == listed[last])
+        .last()
+        .unwrap_or(last);
     for side in Side::ALL {
         // The entries of positions reached (the other side to move).
         let reached = &codes[usize::from(side == Side::White)];
@@ -280,18 +300,30 @@ fn check_prefix(
                 let sorties = canonical & beyond & !(1 << b);
                 let mut after = with(0);
                 after[i] = u32::from(b);
-                match scheme.lane_entries(&after[..last]) {
-                    Some((reached_base, map)) => {
+                let after = &after[..last];
+                match scheme.lane_symmetry(after) {
+                    Some(g) => {
+                        let reached_base = scheme.lane_base(after, g);
                         let lane_codes = reached
-                            .bytes(reached_base, count)
+                            .bytes(reached_base, radix)
                             .ok_or_else(|| out_of_range(table, reached_base))?;
-                        match map {
-                            None => lanes.fold(lane_codes, sorties),
-                            Some(map) => {
-                                // The image's entries, in the order of this lane's squares.
+                        // The digits are this lane's own when the kings and the last group's
+                        // other men stand where they stood.
+                        let computed;
+                        let digits = match &own {
+                            Some((_, digits)) if piece != Piece::King && i < last_group => digits,
+                            _ => {
+                                computed = scheme.lane_digits(after, g);
+                                &computed
+                            }
+                        };
+                        match digits {
+                            LaneDigits::Own => lanes.fold(lane_codes, sorties),
+                            digits => {
+                                // The entries reached, in the order of this lane's squares.
                                 let mut gathered = [0u8; 64];
                                 for x in bits(sorties) {
-                                    gathered[x as usize] = lane_codes[map[x as usize] as usize];
+                                    gathered[x as usize] = lane_codes[digits.get(x)];
                                 }
                                 lanes.fold(&gathered[..count], sorties);
                             }
@@ -311,10 +343,10 @@ fn check_prefix(
             }
         }
         // This lane's entries with the other side to move, reached by `X`'s sorties.
-        let own_lane = match base {
-            Some(base) => reached
-                .bytes(base, count)
-                .ok_or_else(|| out_of_range(table, base))?,
+        let own_lane = match &own {
+            Some((base, _)) => reached
+                .bytes(*base, radix)
+                .ok_or_else(|| out_of_range(table, *base))?,
             None => &[],
         };
         for x in bits(canonical) {
@@ -325,16 +357,16 @@ fn check_prefix(
             }
             legal[usize::from(side == Side::Black)] += 1;
             let index = indices[x as usize];
-            if listed[last].0 == side && base.is_some() {
+            if let (true, Some((_, digits))) = (listed[last].0 == side, &own) {
                 // `X`'s own moves from `x`: its runs over the prefix; a sortie to `y` reaches
-                // this lane's entry `y` (the prefix is unchanged), a capture another table.
+                // this lane's entry of `y` (the prefix is unchanged), a capture another table.
                 let piece = listed[last].1;
                 let runs = lines.runs(piece, x as u16);
                 let mut k = 0;
                 while k < runs.len() {
                     let (y, end) = runs[k];
                     if occupied >> y & 1 == 0 {
-                        lanes.add(x, u32::from(own_lane[usize::from(y)]));
+                        lanes.add(x, u32::from(own_lane[digits.get(u32::from(y))]));
                         k += 1;
                         continue;
                     }
@@ -381,6 +413,11 @@ fn check_prefix(
         }
     }
     Ok(())
+}
+
+/// The squares numbered `start` or more, as bits.
+fn from(start: u32) -> u64 {
+    u64::MAX.checked_shl(start).unwrap_or(0)
 }
 
 /// The members of a set of at most 64 squares, least first.

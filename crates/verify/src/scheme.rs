@@ -67,6 +67,31 @@ impl Minimisers {
     }
 }
 
+/// How the index of a lane's placements depends on the last man's square `x`
+/// ([`Scheme::lane_digits`]): the index is a base plus the digit [`LaneDigits::get`] gives.
+// Made once per move walked and kept on the stack: a box would cost an allocation each time.
+#[allow(clippy::large_enum_variant)]
+pub enum LaneDigits<'a> {
+    /// The digit is `x` itself: the positions of the lane are consecutive entries.
+    Own,
+    /// The digit is the image of `x` under the lane's symmetry.
+    Image(&'a [u32]),
+    /// The digit is read from a table by `x` (a group of several identical men).
+    Ranks([u32; 64]),
+}
+
+impl LaneDigits<'_> {
+    /// The digit of the placement with the last man on square `x`.
+    #[inline]
+    pub fn get(&self, x: u32) -> usize {
+        match self {
+            LaneDigits::Own => x as usize,
+            LaneDigits::Image(map) => map[x as usize] as usize,
+            LaneDigits::Ranks(digits) => digits[x as usize] as usize,
+        }
+    }
+}
+
 /// A symmetry of the board, as a map on squares.
 pub type Symmetry = Box<dyn Fn(Square) -> Square + Send + Sync>;
 
@@ -608,21 +633,19 @@ impl Scheme {
         self.place_numbers(&mut numbers, 2, self.men.len(), &mut visit);
     }
 
-    /// Whether the category has no pawns and its last listed man is a piece other than a king
-    /// that no other man is identical to, on a board of at most 64 squares: its group's digit
-    /// is then its square number, of weight 1, and the positions that differ only in its square
-    /// are consecutive entries ([`Scheme::lane_base`]).
+    /// Whether the category has no pawns, on a board of at most 64 squares, and its last listed
+    /// man is a piece other than a king: the last group of identical men ends with it, its digit
+    /// is the least significant (weight 1), and the positions that differ only in its square
+    /// are read from one table of digits ([`Scheme::lane_digits`]).
     pub fn has_lanes(&self) -> bool {
         let last = self.men.len() - 1;
-        let Some(g) = self.group_of[last] else {
-            return false;
-        };
-        self.count <= 64 && !self.has_pawns() && self.groups[g] == (last, 1)
+        self.count <= 64 && !self.has_pawns() && self.group_of[last].is_some()
     }
 
     /// Calls `visit` with the square numbers of the men before the last of every placement of
     /// [`Scheme::for_each_placement_numbers`] (each once, in the same order): with the last man
-    /// on each square they leave free, those are its placements ([`Scheme::has_lanes`]).
+    /// on each square from [`Scheme::lane_start`] on that they leave free, those are its
+    /// placements ([`Scheme::has_lanes`]).
     pub fn for_each_lane_prefix(&self, pair: (u32, u32), mut visit: impl FnMut(&[u32])) {
         let mut numbers = [0u32; MAX_MEN];
         numbers[0] = pair.0;
@@ -630,54 +653,125 @@ impl Scheme {
         self.place_numbers(&mut numbers, 2, self.men.len() - 1, &mut visit);
     }
 
-    /// For a category with lanes ([`Scheme::has_lanes`]): given the squares of the men before
-    /// the last (`prefix`, on distinct squares, kings on squares that are neither equal nor
-    /// adjoining), the index `b` such that the placement with the last man on square `x` (free)
-    /// has index `b + x`, when the identity is the only symmetry that minimises the king pair;
-    /// `None` otherwise.
-    ///
-    /// The least key of such a placement is its own numbers, groups sorted (see the module
-    /// documentation); the last man's group is itself, so its digit is `x`, the least
-    /// significant, of weight 1.
+    /// The least square the last man takes after `prefix` in the order of
+    /// [`Scheme::for_each_placement_numbers`]: one past the man before it when they are
+    /// identical (men of a group on increasing squares), else 0.
     #[inline]
-    pub fn lane_base(&self, prefix: &[u32]) -> Option<u64> {
-        match self.lane_entries(prefix)? {
-            (base, None) => Some(base),
-            (_, Some(_)) => None,
+    pub fn lane_start(&self, prefix: &[u32]) -> u32 {
+        let last = prefix.len();
+        if last > 2 && self.men[last] == self.men[last - 1] {
+            prefix[last - 1] + 1
+        } else {
+            0
         }
     }
 
-    /// [`Scheme::lane_base`] where a single symmetry `g` minimises the king pair: the index `b`
-    /// and, unless `g` is the identity, its table `m` on squares, such that the placement with
-    /// the last man on square `x` has index `b + m[x]`; `None` for a pair with several
-    /// minimisers.
-    ///
-    /// The least key is then the image under `g`, groups sorted; the last man's entry in it is
-    /// `m[x]`, its digit, of weight 1, and the other entries do not depend on `x`.
+    /// The number of digits of the last group: what a lane's digits stay below.
     #[inline]
-    pub fn lane_entries(&self, prefix: &[u32]) -> Option<(u64, Option<&[u32]>)> {
+    pub fn lane_radix(&self) -> u64 {
+        self.radices[self.groups.len() - 1]
+    }
+
+    /// For a category with lanes ([`Scheme::has_lanes`]) and `prefix`, the squares of the men
+    /// before the last (distinct, kings neither equal nor adjoining, a group's men in any
+    /// order): the symmetry `g` that alone takes the king pair to its least image, `None` when
+    /// several do. For a canonical pair (where `g` is among them) that is the identity.
+    #[inline]
+    pub fn lane_symmetry(&self, prefix: &[u32]) -> Option<u8> {
         let pair = prefix[0] as usize * self.count + prefix[1] as usize;
-        let &[g] = self.minimisers[pair].as_slice() else {
-            return None;
-        };
-        let map = (g != 0).then(|| self.maps[usize::from(g)].as_slice());
+        match self.minimisers[pair].as_slice() {
+            &[g] => Some(g),
+            _ => None,
+        }
+    }
+
+    /// With `g` the lane's symmetry ([`Scheme::lane_symmetry`]): the index `b` such that the
+    /// placement with the last man on a free square `x` has index `b + d[x]`, `d` being
+    /// [`Scheme::lane_digits`].
+    ///
+    /// The least key of such a placement is its image under `g`, groups sorted (see the module
+    /// documentation). Its digits other than the last group's do not depend on `x`; the last
+    /// group's digit is the least significant, of weight 1. So `b` is the index of that key
+    /// with the last group's digit 0 (its squares replaced by `0, 1, …`, of rank 0).
+    #[inline]
+    pub fn lane_base(&self, prefix: &[u32], g: u8) -> u64 {
+        let map = &self.maps[usize::from(g)];
         let mut key = [u32::MAX; MAX_MEN];
         for (k, &n) in key.iter_mut().zip(prefix) {
-            *k = map.map_or(n, |m| m[n as usize]);
+            *k = if g == 0 { n } else { map[n as usize] };
         }
-        key[prefix.len()] = 0;
-        for &(start, count) in &self.groups {
+        let &(start, size) = self
+            .groups
+            .last()
+            .expect("a category with lanes has a group");
+        for (i, k) in key[start..start + size].iter_mut().enumerate() {
+            *k = i as u32;
+        }
+        for &(start, count) in &self.groups[..self.groups.len() - 1] {
             if count > 1 {
                 key[start..start + count].sort_unstable();
             }
         }
-        Some((self.index_of_least_key(&key)?, map))
+        self.index_of_least_key(&key)
+            .expect("the kings of a lane stand apart")
+    }
+
+    /// With `g` the lane's symmetry: the last group's digit `d[x]` of the placement with the
+    /// last man on each free square `x` (see [`Scheme::lane_base`]). For a last man alone in
+    /// its group that is the image of `x`; otherwise the rank of the group's image, the
+    /// images of its other men (`S`, sorted) with `y = g(x)` inserted: with `p` of them below
+    /// `y`, `Σ_{i<p} C(sᵢ, i+1) + C(y, p+1) + Σ_{i≥p} C(sᵢ, i+2)`.
+    pub fn lane_digits(&self, prefix: &[u32], g: u8) -> LaneDigits<'_> {
+        let map = &self.maps[usize::from(g)];
+        let &(start, size) = self
+            .groups
+            .last()
+            .expect("a category with lanes has a group");
+        if size == 1 {
+            return if g == 0 {
+                LaneDigits::Own
+            } else {
+                LaneDigits::Image(map)
+            };
+        }
+        let mut others = [0u32; MAX_MEN];
+        let others = &mut others[..size - 1];
+        for (s, &n) in others.iter_mut().zip(&prefix[start..]) {
+            *s = map[n as usize];
+        }
+        others.sort_unstable();
+        // The ranks of the other men below and above `y`, for each number `p` below it.
+        let c = |n: u32, k: usize| self.binomials[n as usize][k] as u32;
+        let mut below = [0u32; MAX_MEN];
+        let mut above = [0u32; MAX_MEN];
+        for p in 0..size {
+            below[p] = (0..p).map(|i| c(others[i], i + 1)).sum();
+            above[p] = (p..size - 1).map(|i| c(others[i], i + 2)).sum();
+        }
+        let mut by_image = [0u32; 64];
+        let mut p = 0;
+        for y in 0..self.count as u32 {
+            while p < size - 1 && others[p] < y {
+                p += 1;
+            }
+            // A square of the other men: no placement puts the last man there.
+            by_image[y as usize] = if p < size - 1 && others[p] == y {
+                0
+            } else {
+                below[p] + c(y, p + 1) + above[p]
+            };
+        }
+        let mut digits = [0u32; 64];
+        for (x, d) in digits.iter_mut().enumerate().take(self.count) {
+            *d = by_image[map[x] as usize];
+        }
+        LaneDigits::Ranks(digits)
     }
 
     /// Whether the identity is the only symmetry that minimises the king pair of `numbers`
     /// (then every placement with that pair, groups sorted, is its own canonical image).
-    #[inline]
-    pub fn identity_only(&self, numbers: &[u32]) -> bool {
+    #[cfg(test)]
+    fn identity_only(&self, numbers: &[u32]) -> bool {
         self.minimisers[numbers[0] as usize * self.count + numbers[1] as usize].as_slice() == [0]
     }
 
@@ -722,6 +816,7 @@ mod tests {
             (5, 4, "KBBvK"),
             (5, 5, "KQvKR"),
             (3, 5, "KNNvKB"),
+            (3, 4, "KRRRvK"),
         ] {
             let board = Board::new(files, ranks).unwrap();
             let scheme = Scheme::new(board, &Men::parse(material).unwrap());
@@ -729,7 +824,8 @@ mod tests {
             let n = scheme.men().len();
             // How often the shortcut applied: moves of other men, moves of kings.
             let mut shortcuts = [0u64; 2];
-            // Placements found by their lane's first entry, and by a symmetry's image of it.
+            // Placements of canonical pairs with a lane symmetry, and placements read through
+            // a symmetry other than the identity.
             let mut lanes = 0u64;
             let mut mapped = 0u64;
             // Every placement on distinct squares, kings anywhere.
@@ -754,34 +850,32 @@ mod tests {
                     "{material} {placement:?}"
                 );
                 if scheme.has_lanes() && scheme.index(&placement).is_some() {
-                    // Any pair of kings apart, by the image under its one minimiser.
+                    // Any pair of kings apart, a group's men in any order: by the image under
+                    // the pair's one minimiser.
+                    let prefix = &numbers[..n - 1];
                     let single = scheme.minimisers
                         [numbers[0] as usize * scheme.count + numbers[1] as usize]
                         .len
                         == 1;
-                    let entries = scheme.lane_entries(&numbers[..n - 1]);
-                    assert_eq!(entries.is_some(), single);
-                    if let Some((base, map)) = entries {
-                        let x = numbers[n - 1];
-                        let digit = map.map_or(x, |m| m[x as usize]);
-                        let index = Some(base + u64::from(digit));
-                        assert_eq!(index, scheme.index(&placement), "{placement:?}");
-                        mapped += u64::from(map.is_some());
+                    let g = scheme.lane_symmetry(prefix);
+                    assert_eq!(g.is_some(), single);
+                    if let Some(g) = g {
+                        let digit = scheme.lane_digits(prefix, g).get(numbers[n - 1]);
+                        assert!((digit as u64) < scheme.lane_radix());
+                        let index = scheme.lane_base(prefix, g) + digit as u64;
+                        assert_eq!(Some(index), scheme.index(&placement), "{placement:?}");
+                        mapped += u64::from(g != 0);
                     }
                 }
                 if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
                     != u64::MAX
                 {
                     if scheme.has_lanes() {
-                        // The lane's entries are consecutive where the identity alone
-                        // minimises the king pair.
-                        let base = scheme.lane_base(&numbers[..n - 1]);
-                        assert_eq!(base.is_some(), scheme.identity_only(&numbers));
-                        if let Some(base) = base {
-                            let index = Some(base + u64::from(numbers[n - 1]));
-                            assert_eq!(index, scheme.index(&placement), "{placement:?}");
-                            lanes += 1;
-                        }
+                        // A canonical pair's one minimiser, if it has one, is the identity.
+                        let g = scheme.lane_symmetry(&numbers[..n - 1]);
+                        assert_eq!(g == Some(0), scheme.identity_only(&numbers));
+                        assert!(g.is_none() || g == Some(0));
+                        lanes += u64::from(g.is_some());
                     }
                     let canonical = scheme.is_canonical(&placement);
                     assert_eq!(scheme.is_canonical_numbers(&numbers), canonical);
@@ -814,7 +908,7 @@ mod tests {
                 shortcuts.iter().all(|&k| k > 1000),
                 "{material}: {shortcuts:?}"
             );
-            assert_eq!(scheme.has_lanes(), material != "KBBvK", "{material}");
+            assert!(scheme.has_lanes(), "{material}");
             assert!(lanes > 1000 || !scheme.has_lanes(), "{material}: {lanes}");
             assert!(mapped > 1000 || !scheme.has_lanes(), "{material}: {mapped}");
             for &pair in scheme.pairs() {
@@ -829,7 +923,7 @@ mod tests {
                     // Each lane prefix with the last man on each square it leaves free.
                     let mut by_lanes = Vec::new();
                     scheme.for_each_lane_prefix(pair, |prefix| {
-                        for x in 0..scheme.count as u32 {
+                        for x in scheme.lane_start(prefix)..scheme.count as u32 {
                             if !prefix.contains(&x) {
                                 by_lanes.push([prefix, &[x]].concat());
                             }
