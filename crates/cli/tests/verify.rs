@@ -479,8 +479,8 @@ fn resume_passes_over_certified_tables_only() {
 /// Checking a lane at a time (the positions that differ only in the last man's square, read
 /// together) and a position at a time agree: on correct tables both pass with the same counts,
 /// and after an injected fault both report the same failures. Square and oblong boards, groups
-/// of identical men before the last man and ending with it, and king pairs with several
-/// minimisers all occur.
+/// of identical men before the last man and ending with it, pawns (whose moves the lanes take
+/// a position at a time), and king pairs with several minimisers all occur.
 #[test]
 fn lane_and_position_checks_agree() {
     use retro_verify::men::Men;
@@ -489,6 +489,7 @@ fn lane_and_position_checks_agree() {
         ("5x5", &["KRRvKB", "KBNvKN"][..]),
         ("4x5", &["KRBvKR"]),
         ("5x4", &["KRNNvK"]),
+        ("4x5", &["KRPvKR"]),
     ] {
         let board: Board = {
             let (f, r) = board_name.split_once('x').unwrap();

@@ -8,8 +8,10 @@
 //!
 //! # When and why
 //!
-//! When the last listed man `X` is a piece other than a king, on a board of at most 64 squares
-//! and without pawns ([`Scheme::has_lanes`]), the placements with the other men fixed (the
+//! When the last listed man `X` is a piece other than a king, on a board of at most 64 squares,
+//! and no position has an en-passant target ([`Scheme::has_lanes`]: pawns of one side at most,
+//! so that a position is its placement and side to move), the placements with the other men
+//! fixed (the
 //! *prefix*) and `X` on each free square `x` are its *lane* — from [`Scheme::lane_start`] on,
 //! past the men identical to `X`, so that each placement of the category is in exactly one
 //! lane. Where a single symmetry `g` takes the king pair to its least image (for the lane's own
@@ -31,9 +33,10 @@
 //! so are the digits `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a
 //! sortie to `y` reaches the lane's own entry `b + d[y]` (the other side to move): one walk of
 //! `X`'s runs over the prefix per position, each step a read from the same block of entries.
-//! Every other move (a capture, a move to a king pair with several minimisers, and every move
-//! of a lane whose pair has several minimisers) is taken position by position, as
-//! [`crate::Checker`] does.
+//! Every other move (a capture, a move to a king pair with several minimisers, every move of
+//! a lane whose pair has several minimisers, and every move of a pawn: pushes, double steps
+//! and promotions are few, and a pawn does not move along runs) is taken position by position,
+//! as [`crate::Checker`] does.
 //!
 //! # Legal moves from the table
 //!
@@ -229,6 +232,13 @@ fn check_prefix(
         canonical |= 1 << x;
         indices[x as usize] = index;
     }
+    // Whether each side has men whose moves are taken position by position: pawns, and `X`
+    // where the lane has no digits.
+    let by_position = Side::ALL.map(|side| {
+        listed.iter().enumerate().any(|(man, &(owner, piece))| {
+            owner == side && (piece == Piece::Pawn || (man == last && own.is_none()))
+        })
+    });
     // The first man of the last group (of men identical to `X`).
     let last_group = (2..=last)
         .rev()
@@ -260,7 +270,8 @@ fn check_prefix(
             Ok(())
         };
         for (i, &(owner, piece)) in listed[..last].iter().enumerate() {
-            if owner != side {
+            // A pawn's moves are taken position by position, below.
+            if owner != side || piece == Piece::Pawn {
                 continue;
             }
             let a = prefix[i] as u16;
@@ -385,11 +396,12 @@ fn check_prefix(
                     }
                     k = usize::from(end);
                 }
-            } else if listed[last].0 == side {
+            }
+            if by_position[usize::from(side == Side::Black)] {
                 let mut error = Ok(());
                 placement.for_each_move_of(
                     side,
-                    |man| man == last,
+                    |man| listed[man].1 == Piece::Pawn || (man == last && own.is_none()),
                     |step, _| {
                         if error.is_ok() {
                             error = one(x, step, &mut lanes);

@@ -74,8 +74,9 @@
 //!
 //! # Lanes
 //!
-//! In a category without pawns whose last listed man is a piece (KRBvKR's black rook,
-//! KNNNvK's third knight), the positions that differ only in that man's square are checked
+//! In a category without en-passant positions (pawns of one side at most) whose last listed
+//! man is a piece (KRBvKR's black rook, KNNNvK's third knight, KRPvKR's black rook), the
+//! positions that differ only in that man's square are checked
 //! together, a *lane* at a time (`lanes`, a private module whose documentation gives the argument): a move of another
 //! man is found once for the whole lane, as the set of squares of the last man that leave it a
 //! move, and the up to 64 entries it leads to are read and summarised in one pass. The facts checked
