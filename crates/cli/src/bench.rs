@@ -8,13 +8,19 @@
 //! time counts the same tables as the build time.
 //! Times are wall-clock; the report gives the median and range over the runs and names the
 //! machine. The `table1` suite times the README's main job (`retro table1`, cold) as a whole.
+//!
+//! With `--syzygy PATH` the Syzygy generator (`rtbgen`, github.com/syzygy1/tb) is timed beside
+//! `retro gen` in the pawnless suites, a run of each in turn: `rtbgen -g` (generation without
+//! compression or saving, the same thread count) on the suite's measured tables, one fresh
+//! process per table. It reads the tables captures reach even then, so the 3–4-man tables are
+//! built and saved by `rtbgen` first, before the clock starts.
 
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
 use retro_rules::{Board, Piece, Side};
 use retro_tablebase::table1;
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
@@ -63,6 +69,58 @@ pub fn five_man_materials() -> Vec<Material> {
 struct Run {
     seconds: f64,
     peak_mib: Option<f64>,
+}
+
+/// The Syzygy generator timed beside ours.
+pub struct Peer {
+    /// Its `rtbgen` binary.
+    pub rtbgen: PathBuf,
+    /// The threads it is given (`-t`): as many as `retro gen` uses.
+    pub threads: usize,
+}
+
+impl Peer {
+    /// Runs `rtbgen` on `material` in `dir` (where it reads the smaller tables, `RTBPATH`),
+    /// saving the table when `save`, else only generating it (`-g`); the wall-clock seconds.
+    fn run(&self, material: &Material, dir: &Path, save: bool) -> Result<f64> {
+        let mut command = Command::new(&self.rtbgen);
+        command
+            .arg("-t")
+            .arg(self.threads.to_string())
+            .current_dir(dir)
+            .env("RTBPATH", dir);
+        if !save {
+            command.arg("-g");
+        }
+        let start = Instant::now();
+        let out = command
+            .arg(material.to_string())
+            .output()
+            .with_context(|| format!("running the Syzygy generator {}", self.rtbgen.display()))?;
+        let seconds = start.elapsed().as_secs_f64();
+        if !out.status.success() {
+            bail!(
+                "the Syzygy generator {} failed on {material} ({}): {}{}",
+                self.rtbgen.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(seconds)
+    }
+
+    /// Generates `materials` one fresh process each (`-g`); the seconds in all.
+    fn time(&self, materials: &[Material], dir: &Path) -> Result<f64> {
+        materials
+            .iter()
+            .try_fold(0.0, |total, m| Ok(total + self.run(m, dir, false)?))
+    }
+}
+
+/// The materials of at least three men the Syzygy generator takes among `materials`.
+fn peer_materials(materials: &[Material]) -> Vec<Material> {
+    materials.iter().filter(|m| m.len() >= 3).cloned().collect()
 }
 
 /// Runs `retro ARGS…` as a fresh process and times it.
@@ -156,6 +214,8 @@ struct Figures {
     build: Vec<f64>,
     verify: Vec<f64>,
     peak_mib: f64,
+    /// The Syzygy generator's time for the same tables, run by run.
+    peer: Vec<f64>,
 }
 
 fn spread(times: &[f64]) -> (f64, f64, f64) {
@@ -169,7 +229,13 @@ fn spread(times: &[f64]) -> (f64, f64, f64) {
     )
 }
 
-pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Result<ExitCode> {
+pub fn bench(
+    suites: &[Suite],
+    runs: u32,
+    verify_too: bool,
+    as_json: bool,
+    peer: Option<&Peer>,
+) -> Result<ExitCode> {
     let suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
     } else {
@@ -180,8 +246,17 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
     if !as_json {
         println!("retro bench — {machine}; release build; wall-clock seconds of fresh processes; peak resident memory of the gen process");
         println!(
-            "{:<7} {:>4} {:>9} {:>8} {:>8} {:>9} {:>10} {:>11}  what",
-            "suite", "runs", "build s", "min s", "max s", "peak MiB", "verify s", "verify/build"
+            "{:<7} {:>4} {:>9} {:>8} {:>8} {:>9} {:>10} {:>11} {:>9} {:>10}  what",
+            "suite",
+            "runs",
+            "build s",
+            "min s",
+            "max s",
+            "peak MiB",
+            "verify s",
+            "verify/build",
+            "syzygy s",
+            "build/syz"
         );
     }
     let small = table1::materials();
@@ -192,7 +267,18 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
             build: Vec::new(),
             verify: Vec::new(),
             peak_mib: 0.0,
+            peer: Vec::new(),
         };
+        // The Syzygy generator's smaller tables, saved once where a suite starts from some.
+        let peer_kept = tempfile::tempdir().context("making a scratch directory")?;
+        let peer = peer.filter(|_| matches!(suite, Suite::Small | Suite::Krbkr | Suite::Five));
+        if let Some(peer) = peer {
+            // The small tables, in the order `table1::materials` lists them (smaller first):
+            // the Syzygy generator reads those its captures reach even with `-g`.
+            for m in peer_materials(&small) {
+                peer.run(&m, peer_kept.path(), true)?;
+            }
+        }
         // The pawn suites build their smaller tables (five-man ones among them) once, into a
         // directory kept across runs, and build the measured table again each run.
         let kept = tempfile::tempdir().context("making a scratch directory")?;
@@ -269,10 +355,16 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
                     .verify
                     .push(verify_measured(&measured, scratch.path())?.seconds);
             }
+            if let Some(peer) = peer {
+                figures
+                    .peer
+                    .push(peer.time(&peer_materials(&measured), peer_kept.path())?);
+            }
         }
         let (med, min, max) = spread(&figures.build);
         let (verify_med, _, _) = spread(&figures.verify);
         let ratio = verify_med / med;
+        let (peer_med, _, _) = spread(&figures.peer);
         let name = format!("{suite:?}").to_lowercase();
         if as_json {
             results.push(
@@ -280,7 +372,9 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
                 "median_seconds": med, "min_seconds": min, "max_seconds": max,
                 "peak_mib": figures.peak_mib, "seconds": figures.build,
                 "verify_median_seconds": (!figures.verify.is_empty()).then_some(verify_med),
-                "verify_seconds": figures.verify }),
+                "verify_seconds": figures.verify,
+                "syzygy_median_seconds": (!figures.peer.is_empty()).then_some(peer_med),
+                "syzygy_seconds": figures.peer }),
             );
         } else {
             let verify_cell = |x: f64, digits: usize| {
@@ -291,7 +385,7 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
                 }
             };
             println!(
-                "{:<7} {:>4} {:>9.2} {:>8.2} {:>8.2} {:>9} {:>10} {:>11}  {}",
+                "{:<7} {:>4} {:>9.2} {:>8.2} {:>8.2} {:>9} {:>10} {:>11} {:>9} {:>10}  {}",
                 name,
                 runs,
                 med,
@@ -304,6 +398,8 @@ pub fn bench(suites: &[Suite], runs: u32, verify_too: bool, as_json: bool) -> Re
                 },
                 verify_cell(verify_med, 2),
                 verify_cell(ratio, 2),
+                verify_cell(peer_med, 2),
+                verify_cell(med / peer_med, 2),
                 suite.describe()
             );
         }

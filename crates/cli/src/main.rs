@@ -223,6 +223,12 @@ enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Time the Syzygy generator beside `retro gen`: the path of its `rtbgen` binary
+        /// (github.com/syzygy1/tb, `make rtbgen` in src/). Pawnless suites only (small, krbkr,
+        /// five): `rtbgen -g` on the same tables, a fresh process each, the smaller tables it
+        /// needs built and saved first.
+        #[arg(long, value_name = "RTBGEN")]
+        syzygy: Option<PathBuf>,
     },
     /// The KRK strategy of Janičić, Marić and Maliković: verify it, check its lemmas, play it.
     Strategy {
@@ -619,7 +625,15 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             runs,
             no_verify,
             json,
-        } => bench::bench(&suites, runs, !no_verify, json),
+            syzygy,
+        } => {
+            // `retro gen`, run by the bench, uses one thread per core; so does the peer.
+            let peer = syzygy.map(|rtbgen| bench::Peer {
+                rtbgen,
+                threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            });
+            bench::bench(&suites, runs, !no_verify, json, peer.as_ref())
+        }
         Command::Verify {
             materials,
             board,

@@ -1,5 +1,5 @@
-//! The `retro` binary: output and exit codes of `show`, `perft` and `selfcheck`, and clear
-//! errors for bad input.
+//! The `retro` binary: output and exit codes of `show`, `perft`, `selfcheck` and `bench` (its
+//! Syzygy peer), and clear errors for bad input.
 
 mod common;
 
@@ -98,4 +98,83 @@ fn selfcheck_on_a_small_board() {
     let bad = retro(&["selfcheck", "--board", "20x3"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr_text(&bad).contains("invalid board size"));
+}
+
+/// Writes an executable shell script standing for the Syzygy generator: it appends its
+/// arguments, working directory and `RTBPATH` to `log`, then runs `body`.
+#[cfg(unix)]
+fn fake_rtbgen(dir: &std::path::Path, log: &std::path::Path, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("rtbgen");
+    let script = format!(
+        "#!/bin/sh\necho \"$* | $(pwd) | $RTBPATH\" >> '{}'\n{body}\n",
+        log.display()
+    );
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `retro bench --runs 1 ARGS… --syzygy RTBGEN`.
+#[cfg(unix)]
+fn bench_beside(rtbgen: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["bench", "--runs", "1"];
+    all.extend_from_slice(args);
+    all.extend(["--syzygy", rtbgen.to_str().unwrap()]);
+    retro(&all)
+}
+
+/// `retro bench --syzygy`: the peer saves the 3–4-man tables first (no `-g`), then each run
+/// generates the suite's tables with `-g`, one process each, in the directory that holds them;
+/// its time is reported beside ours.
+#[cfg(unix)]
+#[test]
+fn bench_times_the_syzygy_generator_beside_ours() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.txt");
+    let out = bench_beside(
+        &fake_rtbgen(dir.path(), &log, "exit 0"),
+        &["--suite", "small", "--no-verify", "--json"],
+    );
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+    let small = &report["results"][0];
+    assert_eq!(small["suite"], "small");
+    assert_eq!(small["syzygy_seconds"].as_array().unwrap().len(), 1);
+    assert!(small["syzygy_median_seconds"].as_f64().unwrap() > 0.0);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    // 24 tables of three or four men (KvK is not the peer's), saved, then generated.
+    assert_eq!(lines.len(), 48, "{calls}");
+    let (saved, timed) = lines.split_at(24);
+    assert!(saved.iter().all(|l| !l.contains("-g")), "{calls}");
+    assert!(timed.iter().all(|l| l.contains("-g")), "{calls}");
+    assert!(saved[0].contains(" KBvK |"), "{calls}");
+    assert!(lines.iter().any(|l| l.contains("KRvKR |")), "{calls}");
+    // Each call runs where the saved tables are, and finds them there.
+    for line in &lines {
+        let fields: Vec<&str> = line.split(" | ").collect();
+        assert_eq!(fields.len(), 3, "{line}");
+        assert_eq!(fields[1].trim(), fields[2].trim(), "{line}");
+    }
+}
+
+/// A peer that fails stops the bench with its name and output, before any table is built.
+#[cfg(unix)]
+#[test]
+fn bench_reports_a_failing_syzygy_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("calls.txt");
+    let failing = "echo 'Missing table: KBvK' >&2; exit 1";
+    let out = bench_beside(
+        &fake_rtbgen(dir.path(), &log, failing),
+        &["--suite", "krbkr"],
+    );
+    assert!(!out.status.success());
+    let stderr = stderr_text(&out);
+    assert!(
+        stderr.contains("Syzygy generator") && stderr.contains("Missing table: KBvK"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
 }
