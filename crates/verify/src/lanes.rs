@@ -11,10 +11,9 @@
 //! When the last listed man `X` is a piece other than a king, on a board of at most 64 squares,
 //! and no position has an en-passant target ([`Scheme::has_lanes`]: pawns of one side at most,
 //! so that a position is its placement and side to move), the placements with the other men
-//! fixed (the
-//! *prefix*) and `X` on each free square `x` are its *lane* — from [`Scheme::lane_start`] on,
-//! past the men identical to `X`, so that each placement of the category is in exactly one
-//! lane. Where a single symmetry `g` takes the king pair to its least image (for the lane's own
+//! fixed (the *prefix*) and `X` on each free square `x` are its *lane* — from
+//! [`Scheme::lane_start`] on, past the men identical to `X`, so that each placement of the
+//! category is in exactly one lane. Where a single symmetry `g` takes the king pair to its least image (for the lane's own
 //! canonical pair, the identity), the position with `X` on any free square `x` sits at entry
 //! `b + d[x]` ([`Scheme::lane_base`], [`Scheme::lane_digits`]): the other groups' digits do not
 //! depend on `x`, and the last group's, of weight 1, is a function of `x` alone — `x` itself
