@@ -92,21 +92,11 @@ impl Peer {
         if !save {
             command.arg("-g");
         }
-        let start = Instant::now();
-        let out = command
-            .arg(material.to_string())
-            .output()
-            .with_context(|| format!("running the Syzygy generator {}", self.rtbgen.display()))?;
-        let seconds = start.elapsed().as_secs_f64();
-        if !out.status.success() {
-            bail!(
-                "the Syzygy generator {} failed on {material} ({}): {}{}",
-                self.rtbgen.display(),
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        let what = format!(
+            "the Syzygy generator {} on {material}",
+            self.rtbgen.display()
+        );
+        let (seconds, _) = run_timed(command.arg(material.to_string()), &what)?;
         Ok(seconds)
     }
 
@@ -123,23 +113,30 @@ fn peer_materials(materials: &[Material]) -> Vec<Material> {
     materials.iter().filter(|m| m.len() >= 3).cloned().collect()
 }
 
-/// Runs `retro ARGS…` as a fresh process and times it.
-fn run_retro(args: &[String], what: &str) -> Result<Run> {
-    let exe = std::env::current_exe().context("finding the retro binary")?;
+/// Runs `command` to its end and times it (wall clock); its standard output. An error names
+/// `what` and gives the command's output when it cannot start or fails.
+fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
     let start = Instant::now();
-    let out = Command::new(exe)
-        .args(args)
+    let out = command
         .output()
-        .with_context(|| format!("running retro {what}"))?;
+        .with_context(|| format!("running {what}"))?;
     let seconds = start.elapsed().as_secs_f64();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         bail!(
-            "retro {what} failed: {}{}",
+            "{what} failed ({}): {}{}",
+            out.status,
             stdout,
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    Ok((seconds, stdout))
+}
+
+/// Runs `retro ARGS…` as a fresh process and times it.
+fn run_retro(args: &[String], what: &str) -> Result<Run> {
+    let exe = std::env::current_exe().context("finding the retro binary")?;
+    let (seconds, stdout) = run_timed(Command::new(exe).args(args), &format!("retro {what}"))?;
     let peak_mib = stdout
         .lines()
         .last()
@@ -260,6 +257,16 @@ pub fn bench(
         );
     }
     let small = table1::materials();
+    // The Syzygy generator's 3–4-man tables, saved once for every suite, in the order
+    // `table1::materials` lists them (smaller first): it reads those its captures reach even
+    // with `-g`.
+    let peer_kept = tempfile::tempdir().context("making a scratch directory")?;
+    let peer_suite = |s: &Suite| matches!(s, Suite::Small | Suite::Krbkr | Suite::Five);
+    if let (Some(peer), true) = (peer, suites.iter().any(peer_suite)) {
+        for m in peer_materials(&small) {
+            peer.run(&m, peer_kept.path(), true)?;
+        }
+    }
     let mut results = Vec::new();
     for suite in suites {
         let runs = if suite == Suite::Five { 1 } else { runs.max(1) };
@@ -269,16 +276,7 @@ pub fn bench(
             peak_mib: 0.0,
             peer: Vec::new(),
         };
-        // The Syzygy generator's smaller tables, saved once where a suite starts from some.
-        let peer_kept = tempfile::tempdir().context("making a scratch directory")?;
-        let peer = peer.filter(|_| matches!(suite, Suite::Small | Suite::Krbkr | Suite::Five));
-        if let Some(peer) = peer {
-            // The small tables, in the order `table1::materials` lists them (smaller first):
-            // the Syzygy generator reads those its captures reach even with `-g`.
-            for m in peer_materials(&small) {
-                peer.run(&m, peer_kept.path(), true)?;
-            }
-        }
+        let peer = peer.filter(|_| peer_suite(&suite));
         // The pawn suites build their smaller tables (five-man ones among them) once, into a
         // directory kept across runs, and build the measured table again each run.
         let kept = tempfile::tempdir().context("making a scratch directory")?;

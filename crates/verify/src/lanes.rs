@@ -167,7 +167,6 @@ pub(crate) fn check_pair(
     legal: &mut [u64; 2],
     fallback: &mut dyn FnMut(&Placement, Side, u32) -> Result<(), VerifyError>,
 ) -> Result<u64, VerifyError> {
-    let all = board_bits(lines.board().square_count());
     let codes = [table.codes(true), table.codes(false)];
     let mut examined = 0;
     let mut result = Ok(());
@@ -175,17 +174,15 @@ pub(crate) fn check_pair(
         if result.is_err() {
             return;
         }
-        let occupied = prefix.iter().fold(0u64, |set, &k| set | 1 << k);
-        let lane = all & !occupied & from(scheme.lane_start(prefix));
-        examined += u64::from(lane.count_ones());
         result = check_prefix(
-            scheme, lines, listed, children, &codes, table, prefix, occupied, legal, fallback,
-        );
+            scheme, lines, listed, children, &codes, table, prefix, legal, fallback,
+        )
+        .map(|placements| examined += placements);
     });
     result.map(|()| examined)
 }
 
-/// [`check_pair`] for the lane of one prefix, whose men occupy `occupied`.
+/// [`check_pair`] for the lane of one prefix; returns the number of placements in the lane.
 #[allow(clippy::too_many_arguments)]
 fn check_prefix(
     scheme: &Scheme,
@@ -195,15 +192,14 @@ fn check_prefix(
     codes: &[Codes; 2],
     table: &Table,
     prefix: &[u32],
-    occupied: u64,
     legal: &mut [u64; 2],
     fallback: &mut dyn FnMut(&Placement, Side, u32) -> Result<(), VerifyError>,
-) -> Result<(), VerifyError> {
+) -> Result<u64, VerifyError> {
     let n = listed.len();
     let last = n - 1;
     let count = lines.board().square_count();
-    let free = board_bits(count) & !occupied;
-    let lane = free & from(scheme.lane_start(prefix));
+    let occupied = prefix.iter().fold(0u64, |set, &k| set | 1 << k);
+    let lane = board_bits(count) & !occupied & from(scheme.lane_start(prefix));
     let radix = usize::try_from(scheme.lane_radix()).expect("a lane's digits fit in memory");
     let with = |x: u32| {
         let mut numbers = [0u32; MAX_MEN];
@@ -239,12 +235,10 @@ fn check_prefix(
         })
     });
     // The first man of the last group (of men identical to `X`).
-    let last_group = (2..=last)
-        .rev()
-        .take_while(|&i| listed[i] == listed[last])
-        .last()
-        .unwrap_or(last);
+    let (last_group, _) = scheme.last_group();
     for side in Side::ALL {
+        // The other king, which a king may not move next to.
+        let other_king = prefix[usize::from(side == Side::White)] as u16;
         // The entries of positions reached (the other side to move).
         let reached = &codes[usize::from(side == Side::White)];
         let mut lanes = Lanes::new();
@@ -274,8 +268,6 @@ fn check_prefix(
                 continue;
             }
             let a = prefix[i] as u16;
-            // The other king, which a king may not move next to.
-            let other_king = prefix[usize::from(side == Side::White)] as u16;
             let runs = lines.runs(piece, a);
             let mut k = 0;
             while k < runs.len() {
@@ -423,7 +415,7 @@ fn check_prefix(
             }
         }
     }
-    Ok(())
+    Ok(u64::from(lane.count_ones()))
 }
 
 /// The squares numbered `start` or more, as bits.

@@ -76,11 +76,11 @@
 //!
 //! In a category without en-passant positions (pawns of one side at most) whose last listed
 //! man is a piece (KRBvKR's black rook, KNNNvK's third knight, KRPvKR's black rook), the
-//! positions that differ only in that man's square are checked
-//! together, a *lane* at a time (`lanes`, a private module whose documentation gives the argument): a move of another
-//! man is found once for the whole lane, as the set of squares of the last man that leave it a
-//! move, and the up to 64 entries it leads to are read and summarised in one pass. The facts checked
-//! at each position are the same. One thing differs: there, a move's legality — whether the
+//! positions that differ only in that man's square are checked together, a *lane* at a time
+//! (`lanes`, a private module whose documentation gives the argument): a move of another man
+//! is found once for the whole lane, as the set of squares of the last man that leave it a
+//! move, and the up to 64 entries it leads to are read and summarised in one pass. The facts
+//! checked at each position are the same. One thing differs: there, a move's legality — whether the
 //! mover is left in check — is read from the entry it reaches, which is *none* exactly for an
 //! illegal position by (P), itself checked for the whole category. A test compares the two
 //! ways on whole categories, correct and with a wrong entry.

@@ -670,6 +670,16 @@ impl Scheme {
         }
     }
 
+    /// The last group of identical men (first man, number of men): the last man's group in a
+    /// category with lanes.
+    #[inline]
+    pub fn last_group(&self) -> (usize, usize) {
+        *self
+            .groups
+            .last()
+            .expect("a category with lanes has a group")
+    }
+
     /// The number of digits of the last group: what a lane's digits stay below.
     #[inline]
     pub fn lane_radix(&self) -> u64 {
@@ -699,22 +709,11 @@ impl Scheme {
     /// with the last group's digit 0 (its squares replaced by `0, 1, …`, of rank 0).
     #[inline]
     pub fn lane_base(&self, prefix: &[u32], g: u8) -> u64 {
-        let map = &self.maps[usize::from(g)];
-        let mut key = [u32::MAX; MAX_MEN];
-        for (k, &n) in key.iter_mut().zip(prefix) {
-            *k = if g == 0 { n } else { map[n as usize] };
-        }
-        let &(start, size) = self
-            .groups
-            .last()
-            .expect("a category with lanes has a group");
+        // The image's key, groups sorted; the last group's entries are then replaced.
+        let mut key = self.image_key_of_numbers(usize::from(g), prefix);
+        let (start, size) = self.last_group();
         for (i, k) in key[start..start + size].iter_mut().enumerate() {
             *k = i as u32;
-        }
-        for &(start, count) in &self.groups[..self.groups.len() - 1] {
-            if count > 1 {
-                key[start..start + count].sort_unstable();
-            }
         }
         self.index_of_least_key(&key)
             .expect("the kings of a lane stand apart")
@@ -727,10 +726,7 @@ impl Scheme {
     /// `y`, `Σ_{i<p} C(sᵢ, i+1) + C(y, p+1) + Σ_{i≥p} C(sᵢ, i+2)`.
     pub fn lane_digits(&self, prefix: &[u32], g: u8) -> LaneDigits<'_> {
         let map = &self.maps[usize::from(g)];
-        let &(start, size) = self
-            .groups
-            .last()
-            .expect("a category with lanes has a group");
+        let (start, size) = self.last_group();
         if size == 1 {
             return if g == 0 {
                 LaneDigits::Own
@@ -825,6 +821,7 @@ mod tests {
         ] {
             let board = Board::new(files, ranks).unwrap();
             let scheme = Scheme::new(board, &Men::parse(material).unwrap());
+            assert!(scheme.has_lanes(), "{material}");
             let squares: Vec<Square> = board.squares().collect();
             let n = scheme.men().len();
             // How often the shortcut applied: moves of other men, moves of kings.
@@ -854,7 +851,7 @@ mod tests {
                     scheme.index(&placement),
                     "{material} {placement:?}"
                 );
-                if scheme.has_lanes() && scheme.index(&placement).is_some() {
+                if scheme.index(&placement).is_some() {
                     // Any pair of kings apart, a group's men in any order: by the image under
                     // the pair's one minimiser.
                     let prefix = &numbers[..n - 1];
@@ -875,13 +872,11 @@ mod tests {
                 if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
                     != u64::MAX
                 {
-                    if scheme.has_lanes() {
-                        // A canonical pair's one minimiser, if it has one, is the identity.
-                        let g = scheme.lane_symmetry(&numbers[..n - 1]);
-                        assert_eq!(g == Some(0), scheme.identity_only(&numbers));
-                        assert!(g.is_none() || g == Some(0));
-                        lanes += u64::from(g.is_some());
-                    }
+                    // A canonical pair's one minimiser, if it has one, is the identity.
+                    let g = scheme.lane_symmetry(&numbers[..n - 1]);
+                    assert_eq!(g == Some(0), scheme.identity_only(&numbers));
+                    assert!(g.is_none() || g == Some(0));
+                    lanes += u64::from(g.is_some());
                     let canonical = scheme.is_canonical(&placement);
                     assert_eq!(scheme.is_canonical_numbers(&numbers), canonical);
                     // As the checker visits them: canonical, identical men in increasing order.
@@ -916,9 +911,8 @@ mod tests {
                 shortcuts.iter().all(|&k| k > 1000),
                 "{material}: {shortcuts:?}"
             );
-            assert!(scheme.has_lanes(), "{material}");
-            assert!(lanes > 1000 || !scheme.has_lanes(), "{material}: {lanes}");
-            assert!(mapped > 1000 || !scheme.has_lanes(), "{material}: {mapped}");
+            assert!(lanes > 1000, "{material}: {lanes}");
+            assert!(mapped > 1000, "{material}: {mapped}");
             for &pair in scheme.pairs() {
                 let mut slow = Vec::new();
                 scheme.for_each_placement(pair, |sq| {
@@ -927,18 +921,16 @@ mod tests {
                 let mut fast = Vec::new();
                 scheme.for_each_placement_numbers(pair, |nums| fast.push(nums.to_vec()));
                 assert_eq!(slow, fast);
-                if scheme.has_lanes() {
-                    // Each lane prefix with the last man on each square it leaves free.
-                    let mut by_lanes = Vec::new();
-                    scheme.for_each_lane_prefix(pair, |prefix| {
-                        for x in scheme.lane_start(prefix)..scheme.count as u32 {
-                            if !prefix.contains(&x) {
-                                by_lanes.push([prefix, &[x]].concat());
-                            }
+                // Each lane prefix with the last man on each square it leaves free.
+                let mut by_lanes = Vec::new();
+                scheme.for_each_lane_prefix(pair, |prefix| {
+                    for x in scheme.lane_start(prefix)..scheme.count as u32 {
+                        if !prefix.contains(&x) {
+                            by_lanes.push([prefix, &[x]].concat());
                         }
-                    });
-                    assert_eq!(by_lanes, fast);
-                }
+                    }
+                });
+                assert_eq!(by_lanes, fast);
             }
         }
     }
