@@ -44,6 +44,9 @@ pub struct Bits {
     last_rank: [Board64; 2],
     /// The squares a pawn may stand on (off both end ranks).
     pawn_squares: Board64,
+    /// By square × square: the squares strictly between the two on the ray from one to the
+    /// other (nothing when no ray joins them).
+    between: Vec<Board64>,
 }
 
 /// The square `one` if empty, and then also `two` if empty: a pawn's step and double step,
@@ -79,6 +82,7 @@ impl Bits {
             pawn_double: Default::default(),
             pawn_back: Default::default(),
             pawn_double_back: Default::default(),
+            between: vec![0; count * count],
             last_rank: [0; 2],
             pawn_squares: 0,
         };
@@ -113,6 +117,13 @@ impl Bits {
             bits.rays.push(std::array::from_fn(|d| {
                 geo.ray(sq, d).iter().fold(0, |w, &s| w | 1 << s)
             }));
+            for d in 0..DIRECTIONS.len() {
+                let mut passed: Board64 = 0;
+                for &to in geo.ray(sq, d).iter() {
+                    bits.between[usize::from(sq) * count + usize::from(to)] = passed;
+                    passed |= 1 << to;
+                }
+            }
         }
         for piece in [
             Piece::King,
@@ -191,6 +202,14 @@ impl Bits {
         )
     }
 
+    /// The squares strictly between `a` and `b` on the ray joining them (nothing when none
+    /// does): a man there blocks a slider's move, or a pawn's double step, from one to the
+    /// other.
+    #[inline(always)]
+    pub fn between(&self, a: Sq, b: Sq) -> Board64 {
+        self.between[usize::from(a) * self.king.len() + usize::from(b)]
+    }
+
     /// The square a pawn of side `x` on `sq` came from if its last move was a double step
     /// (the empty set off the rank a double step ends on).
     #[inline(always)]
@@ -264,6 +283,32 @@ mod tests {
                                 got >> target & 1 == 1
                             );
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A queen on `a` attacks `b` past a man on `s` exactly when `b` is on one of its lines
+    /// and `s` is not between them.
+    #[test]
+    fn between_is_what_blocks_a_queen() {
+        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8)] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let bits = Bits::new(&geo).unwrap();
+            let count = geo.square_count() as Sq;
+            for a in 0..count {
+                let lines = bits.attacks(Piece::Queen, a, 0);
+                for b in 0..count {
+                    let between = bits.between(a, b);
+                    assert_eq!(between, bits.between(b, a));
+                    if lines >> b & 1 == 0 {
+                        assert_eq!(between, 0, "{a} {b} on {files}x{ranks}");
+                        continue;
+                    }
+                    for s in (0..count).filter(|&s| s != a && s != b) {
+                        let reaches = bits.attacks(Piece::Queen, a, 1 << s) >> b & 1 == 1;
+                        assert_eq!(reaches, between >> s & 1 == 0, "{a} {b} {s}");
                     }
                 }
             }

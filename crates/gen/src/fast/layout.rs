@@ -309,6 +309,21 @@ impl Layout {
         tracked
     }
 
+    /// The two symmetries, as tables of squares, that [`Layout::fold`] turns a placement by
+    /// when its kings stand on `white_king` and `black_king`, first `[0]` then `[1]`: the
+    /// choice depends on the kings alone, so every man of such a placement is turned by them
+    /// whatever the other men's squares (identical men are sorted after).
+    #[inline]
+    pub fn fold_maps(&self, white_king: Sq, black_king: Sq) -> [&[Sq]; 2] {
+        let first = &self.maps[usize::from(self.fold[usize::from(white_king)])];
+        let (wk, bk) = (
+            first[usize::from(white_king)],
+            first[usize::from(black_king)],
+        );
+        let second = self.king_fold[usize::from(wk) * self.squares as usize + usize::from(bk)];
+        [first, &self.maps[usize::from(second)]]
+    }
+
     /// Puts identical men in increasing order of square.
     #[inline(always)]
     fn sort_groups(&self, squares: &mut [Sq]) {
@@ -370,14 +385,20 @@ impl Layout {
         tracked: Sq,
         mut visit: impl FnMut(u64, Sq),
     ) {
-        visit(self.slot(squares), tracked);
+        self.for_each_image_map(squares, |slot, map| visit(slot, map[usize::from(tracked)]));
+    }
+
+    /// [`Layout::for_each_image`], giving with each image's slot the symmetry that makes it,
+    /// as a table of squares (the identity first).
+    #[inline]
+    pub fn for_each_image_map(&self, squares: &[Sq], mut visit: impl FnMut(u64, &[Sq])) {
+        visit(self.slot(squares), &self.maps[0]);
         if squares.len() < 2 || self.fixers[usize::from(squares[0])].is_empty() {
             return;
         }
         for &s in &self.fixers[usize::from(squares[0])] {
             let map = &self.maps[usize::from(s)];
             if map[usize::from(squares[1])] != squares[1] {
-                // That image's kings are not folded: no slot of it is used.
                 continue;
             }
             let mut image = [0 as Sq; MAX_MEN];
@@ -385,10 +406,7 @@ impl Layout {
                 image[i] = map[usize::from(sq)];
             }
             self.sort_groups(&mut image[..squares.len()]);
-            visit(
-                self.slot(&image[..squares.len()]),
-                map[usize::from(tracked)],
-            );
+            visit(self.slot(&image[..squares.len()]), map);
         }
     }
 
@@ -609,6 +627,32 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fold_turns_every_man_by_the_maps_of_its_kings() {
+        for (files, ranks, material) in [(8, 8, "KRBvKR"), (5, 5, "KNNvK"), (6, 5, "KRPvKR")] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
+            let n = layout.men_count();
+            let mut seed = 11u64;
+            for _ in 0..20_000 {
+                let mut squares = [0 as Sq; MAX_MEN];
+                for sq in squares.iter_mut().take(n) {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    *sq = ((seed >> 32) % layout.squares) as Sq;
+                }
+                let mut folded = squares;
+                layout.fold(&mut folded[..n]);
+                let [first, second] = layout.fold_maps(squares[0], squares[1]);
+                let mut mapped = squares;
+                for sq in mapped.iter_mut().take(n) {
+                    *sq = second[usize::from(first[usize::from(*sq)])];
+                }
+                layout.sort_groups(&mut mapped[..n]);
+                assert_eq!(mapped, folded, "{material} {:?}", &squares[..n]);
             }
         }
     }

@@ -32,7 +32,11 @@
 //!   loss in `k` makes a win in at most `k + 1`, stored at once as that win (a quicker one
 //!   overwrites it); an exit into a draw gives `2`; a position in check with no move is mated;
 //!   one whose only moves are exits into wins is lost after the longest of them, stored at
-//!   once. Moves that stay are not counted.
+//!   once. Moves that stay are not counted. The pass goes a *run* at a time — the slots that
+//!   differ only in the last man's square, whose field is the last, so that they are
+//!   consecutive: the other men's attacks are found once a run, and so is every capture whose
+//!   slot in the other table moves with the last man's square alone (neither king moves with
+//!   it, so that table's fold is fixed for the run: `Core::run_captures`).
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -76,6 +80,12 @@
 //! double step alone, to the placement before it. Conversely the un-moves of `P` leave out
 //! that double step whenever `E` is a position, and the forward check of a double step reads
 //! `E` rather than `P` when it is.
+//!
+//! Without en-passant positions, and when the last man has no identical companion, a pass
+//! also takes the slots of its code a run at a time (`Core::for_each_parent_run`): an
+//! un-move of another man is found once for the run (with the last man on `s`, it is one
+//! unless `s` is its destination or lies between its squares), and its parents in all the
+//! run's slots lie in one parent run. The last man's own un-moves are taken a slot at a time.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
@@ -396,6 +406,9 @@ struct Core<'a, const N: usize> {
     refold: [bool; MAX_MEN],
     /// Whether any man has an identical companion.
     grouped: bool,
+    /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): the last
+    /// man has no identical companion and there are no en-passant positions.
+    by_runs: bool,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     too_deep: AtomicBool,
@@ -702,6 +715,7 @@ fn solve<const N: usize>(
     let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
+        by_runs: N >= 3 && !layout.is_grouped(N - 1) && parts.ep_layout.is_none(),
         codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
@@ -768,6 +782,10 @@ fn solve<const N: usize>(
     // Depth by depth.
     observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
     let mut depth: u32 = 0;
+    // Each decided slot is met by the pass of its depth, which reads it then (a value is
+    // stored at least a ply deeper than the pass that stores it, and is final once its pass
+    // comes): the longest mate is the last depth whose pass met a slot.
+    let mut max_plies = 0;
     loop {
         // The pass of depth `d` stores values of at most `d + 1` plies: when those no longer
         // fit beside the watch codes, the watch codes are given up, in place; when they no
@@ -789,10 +807,19 @@ fn solve<const N: usize>(
                     core.mark_candidates(node, x);
                 }
             };
-            let mut side_found =
+            let mut side_found = if core.by_runs {
+                for_each_run_of_code(
+                    &core.cells[x],
+                    &core.presence[x],
+                    code,
+                    layout.square_count(),
+                    |start, mask| visit(Node::Run { start, mask }),
+                )
+            } else {
                 for_each_of_code(&core.cells[x], &core.presence[x], code, |slot| {
                     visit(Node::Slot(slot))
-                });
+                })
+            };
             if let Some(ep) = &core.ep {
                 side_found += for_each_of_code(&ep.cells[x], &ep.presence[x], code, |number| {
                     visit(Node::Ep(number))
@@ -800,6 +827,9 @@ fn solve<const N: usize>(
             }
             observer.progressed(side_found);
             found += side_found;
+        }
+        if found > 0 {
+            max_plies = depth;
         }
         if depth % 2 == 1 {
             // The candidates, each once, in slot order; each chunk's are written by its task
@@ -829,30 +859,6 @@ fn solve<const N: usize>(
         }
     }
     let Core { cells, ep, .. } = core;
-    let max_plies = cells
-        .par_iter()
-        .flat_map(|side| {
-            (0..side.len().div_ceil(CHUNK))
-                .into_par_iter()
-                .map(move |chunk| {
-                    let first = chunk * CHUNK;
-                    side.bytes(first, (first + CHUNK).min(side.len()))
-                        .filter_map(|c| codes.plies(c))
-                        .max()
-                        .unwrap_or(0)
-                })
-        })
-        .max()
-        .unwrap_or(0);
-    let ep_max_plies = ep.as_ref().map_or(0, |ep| {
-        ep.cells
-            .iter()
-            .flat_map(|side| side.bytes(0, side.len()))
-            .filter_map(|c| codes.plies(c))
-            .max()
-            .unwrap_or(0)
-    });
-    let max_plies = max_plies.max(ep_max_plies);
     Ok(Solved {
         codes,
         snapshots,
@@ -876,6 +882,24 @@ fn for_each_of_code(
     code: u8,
     visit: impl Fn(u64) + Sync,
 ) -> u64 {
+    for_each_chunk_of_code(cells, presence, code, |first, end| {
+        let mut count = 0;
+        cells.for_each_equal(first, end, code, |slot| {
+            count += 1;
+            visit(slot);
+        });
+        count
+    })
+}
+
+/// Calls `scan` with the slots `first..end` of every chunk of `cells` whose code set
+/// (`presence`) has `code`, in parallel; the sum of what it returns.
+fn for_each_chunk_of_code(
+    cells: &Cells,
+    presence: &[[AtomicU64; 4]],
+    code: u8,
+    scan: impl Fn(u64, u64) -> u64 + Sync,
+) -> u64 {
     let (word, bit) = (usize::from(code >> 6), 1u64 << (code & 63));
     let tasks: Vec<usize> = (0..presence.len())
         .filter(|&c| presence[c][word].load(Ordering::Relaxed) & bit != 0)
@@ -884,15 +908,53 @@ fn for_each_of_code(
         .par_iter()
         .map(|&chunk| {
             let first = chunk as u64 * CHUNK;
-            let end = (first + CHUNK).min(cells.len());
-            let mut count = 0;
-            cells.for_each_equal(first, end, code, |slot| {
-                count += 1;
-                visit(slot);
-            });
-            count
+            scan(first, (first + CHUNK).min(cells.len()))
         })
         .sum()
+}
+
+/// [`for_each_of_code`] a run at a time: calls `visit` with the first slot of each run of
+/// `squares` slots (the last man's field) holding `code` somewhere and the set of its slots
+/// that do, as offsets from that first slot, at most once per chunk and run.
+fn for_each_run_of_code(
+    cells: &Cells,
+    presence: &[[AtomicU64; 4]],
+    code: u8,
+    squares: u64,
+    visit: impl Fn(u64, u64) + Sync,
+) -> u64 {
+    debug_assert!(squares <= 64);
+    for_each_chunk_of_code(cells, presence, code, |first, end| {
+        let mut count = 0;
+        let (mut start, mut mask) = (0, 0u64);
+        cells.for_each_equal(first, end, code, |slot| {
+            count += 1;
+            let run = if squares == 64 {
+                slot & !63
+            } else {
+                slot - slot % squares
+            };
+            if run != start && mask != 0 {
+                visit(start, mask);
+                mask = 0;
+            }
+            start = run;
+            mask |= 1 << (slot - run);
+        });
+        if mask != 0 {
+            visit(start, mask);
+        }
+        count
+    })
+}
+
+/// Calls `visit` with every bit of `set`, lowest first.
+#[inline(always)]
+fn for_each_bit(mut set: u64, mut visit: impl FnMut(Sq)) {
+    while set != 0 {
+        visit(set.trailing_zeros() as Sq);
+        set &= set - 1;
+    }
 }
 
 fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
@@ -906,6 +968,12 @@ fn presence_sets(chunks: usize) -> Vec<[AtomicU64; 4]> {
 enum Node {
     Slot(u64),
     Ep(u64),
+    /// The slots `start + s` for every bit `s` of `mask`: one run, the slots whose men other
+    /// than the last stand on the squares of `start` (`Core::for_each_parent_run`).
+    Run {
+        start: u64,
+        mask: u64,
+    },
 }
 
 /// The men's squares and occupancy of one slot.
@@ -913,6 +981,51 @@ struct Placed<const N: usize> {
     sq: [Sq; N],
     occ: Board64,
     by_side: [Board64; 2],
+}
+
+/// A capture of a run of [`Core::classify_range`] whose slot in the table it leads into moves
+/// with the last man's square only (`Core::run_captures`).
+struct RunCapture<'a> {
+    /// The side that captures.
+    side: usize,
+    /// The capturing man.
+    capturer: usize,
+    /// The captured man's square, as a set (`0`: the last man's, which moves with the run).
+    target: Board64,
+    /// The entry codes of the other table, with its side to move after the capture.
+    codes: &'a [u8],
+    /// The slot there with the field of the man on the last man's square `0`.
+    base: u64,
+    /// The stride of that field (`0`: no man stands there, the last man having captured).
+    stride: u64,
+    /// Whether the table is stored with colours exchanged (squares mirrored by rank first).
+    mirror: bool,
+    /// The symmetries the other table's fold applies ([`Layout::fold_maps`]).
+    maps: [&'a [Sq]; 2],
+}
+
+/// The captures of one run, and by man, the squares whose captures they cover.
+struct RunCaptures<'a, const N: usize> {
+    captures: Vec<RunCapture<'a>>,
+    /// By capturing man, the squares of the other men whose captures are here.
+    skip: [Board64; N],
+    /// By capturing man, every square (`u64::MAX`) if its capture of the last man is here.
+    skip_last: [Board64; N],
+}
+
+impl RunCapture<'_> {
+    /// The code of the capture when the last man stands on `last` (with `mirror_rank` the
+    /// board's rank mirror).
+    #[inline(always)]
+    fn code(&self, last: usize, mirror_rank: &[Sq]) -> u8 {
+        let last = if self.mirror {
+            usize::from(mirror_rank[last])
+        } else {
+            last
+        };
+        let turned = self.maps[1][usize::from(self.maps[0][last])];
+        self.codes[(self.base + u64::from(turned) * self.stride) as usize]
+    }
 }
 
 impl<const N: usize> Core<'_, N> {
@@ -1032,13 +1145,27 @@ impl<const N: usize> Core<'_, N> {
         p: &Placed<N>,
         attacks: &[Board64; N],
         x: usize,
+        visit: impl FnMut(Value),
+    ) {
+        self.for_each_exit_but(p, attacks, x, &[0; N], visit);
+    }
+
+    /// [`Core::for_each_exit`], leaving out the captures by each man `i` on the squares of
+    /// `skip[i]`.
+    #[inline(always)]
+    fn for_each_exit_but(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        x: usize,
+        skip: &[Board64; N],
         mut visit: impl FnMut(Value),
     ) {
         let y = 1 - x;
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             let from = p.sq[i];
             let pawn = self.shared.piece[i] == Piece::Pawn;
-            let mut targets = attacks[i] & p.by_side[y];
+            let mut targets = attacks[i] & p.by_side[y] & !skip[i];
             if pawn {
                 targets |=
                     self.shared.bits.pawn_pushes(x, from, p.occ) & self.shared.bits.last_rank(x);
@@ -1072,6 +1199,7 @@ impl<const N: usize> Core<'_, N> {
     /// when the last man stands on one of its lines (a man elsewhere blocks none of them).
     fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
         let last = N - 1;
+        let mut captures = Vec::new();
         let squares = self.shared.layout.square_count();
         let mut slot = first;
         while slot < end {
@@ -1101,6 +1229,13 @@ impl<const N: usize> Core<'_, N> {
             for i in 0..last {
                 outer_attacks[i] = self.man_attacks(i, sq[i], outer_occ);
             }
+            captures.clear();
+            let mut run = RunCaptures {
+                captures: std::mem::take(&mut captures),
+                skip: [0; N],
+                skip_last: [0; N],
+            };
+            self.run_captures(&sq, outer_by_side, &outer_attacks, &mut run);
             let last_side = self.side_of(last);
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
@@ -1127,9 +1262,120 @@ impl<const N: usize> Core<'_, N> {
                 }
                 attacks[last] = self.man_attacks(last, t, occ);
                 let p = Placed { sq, occ, by_side };
-                visit(slot, self.classify(&p, &attacks));
+                visit(slot, self.classify(&p, &attacks, &run));
             }
+            captures = run.captures;
             slot = run_end;
+        }
+    }
+
+    /// Fills `run` with the captures of a run (the men but the last on `sq`, `by_side` and
+    /// `attacks` theirs) whose slot in the table they lead into is a base plus the last man's
+    /// square, turned, times a stride — the same for the whole run. The other table's fold
+    /// depends on its kings alone, so that holds of a capture that moves no king's square
+    /// with the last man, promotes nothing, and leads into a table kept whole in which the
+    /// man standing on the last man's square has no identical companion (or, when the last
+    /// man captures, of any such capture: its slot is fixed). Such a capture holds in a slot
+    /// while its capturing man attacks the captured man's square there (the last man may
+    /// block a slider); the others are looked up a slot at a time ([`Core::exit_value`]).
+    fn run_captures<'s>(
+        &'s self,
+        sq: &[Sq; N],
+        by_side: [Board64; 2],
+        attacks: &[Board64; N],
+        run: &mut RunCaptures<'s, N>,
+    ) {
+        let last = N - 1;
+        let last_side = self.side_of(last);
+        for x in 0..2 {
+            let y = 1 - x;
+            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+                if i == last {
+                    // The last man takes a man of the other side: a slot for the run.
+                    for &j in &self.shared.side_men[y][..self.shared.side_len[y]] {
+                        if j >= 2 && !self.promotes(i, sq[j]) {
+                            self.add_run_capture(sq, i, j, None, run);
+                        }
+                    }
+                    continue;
+                }
+                if x != last_side
+                    && i >= 2
+                    && self.shared.piece[i] != Piece::Pawn
+                    && self.shared.exits.captures[last].is_some()
+                {
+                    // A piece takes the last man, landing on its square.
+                    self.add_run_capture(sq, i, last, Some(i), run);
+                }
+                let mut targets = attacks[i] & by_side[y];
+                while targets != 0 {
+                    let t = targets.trailing_zeros() as Sq;
+                    targets &= targets - 1;
+                    let j = self.man_on(sq, y, t);
+                    // A king under attack makes the placement illegal with `x` to move.
+                    if j >= 2 && !self.promotes(i, t) {
+                        self.add_run_capture(sq, i, j, Some(last), run);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds to `run` the capture of man `j` by man `i` in a run on `sq`, if its slot in the
+    /// other table moves with the run as [`Core::run_captures`] needs: `moving` is the man on
+    /// the last man's square after it (`None`: no man, the last man having moved away).
+    fn add_run_capture<'s>(
+        &'s self,
+        sq: &[Sq; N],
+        i: usize,
+        j: usize,
+        moving: Option<usize>,
+        run: &mut RunCaptures<'s, N>,
+    ) {
+        let last = N - 1;
+        let rule = self.shared.exits.captures[j].expect("kings are never captured");
+        let sub = &self.shared.subs[rule.sub];
+        let k = moving.map(|m| rule.to[m]);
+        if sub.field.is_some() || k.is_some_and(|k| sub.layout.is_grouped(k)) {
+            return;
+        }
+        let mut after = [0 as Sq; MAX_MEN];
+        for (m, &s) in sq.iter().enumerate() {
+            // The last man's square is a placeholder: its field is taken out of the base.
+            let s = if m == i && j != last { sq[j] } else { s };
+            if rule.to[m] != NO_MAN {
+                after[rule.to[m]] = if rule.flipped {
+                    self.shared.mirror_rank[usize::from(s)]
+                } else {
+                    s
+                };
+            }
+        }
+        let maps = sub.layout.fold_maps(after[0], after[1]);
+        sub.layout.fold(&mut after[..rule.len]);
+        let slot = sub.layout.slot(&after[..rule.len]);
+        let (base, stride) = match k {
+            Some(k) => {
+                let stride = sub.layout.stride(k);
+                (slot - u64::from(after[k]) * stride, stride)
+            }
+            None => (slot, 0),
+        };
+        let x = self.side_of(i);
+        run.captures.push(RunCapture {
+            side: x,
+            capturer: i,
+            target: if j == last { 0 } else { 1 << sq[j] },
+            codes: &sub.codes[(1 - x) ^ usize::from(rule.flipped)],
+            base,
+            stride,
+            mirror: rule.flipped,
+            maps,
+        });
+        if j == last {
+            run.skip_last[i] = u64::MAX;
+        } else {
+            run.skip[i] |= 1 << sq[j];
         }
     }
 
@@ -1143,7 +1389,7 @@ impl<const N: usize> Core<'_, N> {
     /// attacks: they say which king is attacked (legality for one side to move, check for the
     /// other) and which captures there are.
     #[inline(always)]
-    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N]) -> [u8; 2] {
+    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N], run: &RunCaptures<'_, N>) -> [u8; 2] {
         let mut by_side_attacks = [0 as Board64; 2];
         for (i, &a) in attacks.iter().enumerate() {
             by_side_attacks[self.side_of(i)] |= a;
@@ -1157,25 +1403,50 @@ impl<const N: usize> Core<'_, N> {
         for (x, code) in codes.iter_mut().enumerate() {
             let y = 1 - x;
             if !king_attacked[y] {
-                *code = self.classify_side(p, attacks, x, king_attacked[x]);
+                *code = self.classify_side(p, attacks, run, x, king_attacked[x]);
             }
         }
         codes
     }
 
     /// The init code of a legal placement with side `x` to move, given every man's attacks.
-    fn classify_side(&self, p: &Placed<N>, attacks: &[Board64; N], x: usize, in_check: bool) -> u8 {
+    fn classify_side(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        run: &RunCaptures<'_, N>,
+        x: usize,
+        in_check: bool,
+    ) -> u8 {
         let mut capture_win: Option<u32> = None;
         let mut escape = false;
         let mut capture_loss: Option<u32> = None;
-        // The opponent's king is not attacked (the placement is legal with `x` to move).
-        self.for_each_exit(p, attacks, x, |value| match value {
+        let mut count = |value| match value {
             Value::Loss(k) => capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1))),
             Value::Draw => escape = true,
             Value::Win(k) => capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1))),
             // The moving side's king is left in check: no move.
             Value::Illegal => {}
-        });
+        };
+        // The opponent's king is not attacked (the placement is legal with `x` to move).
+        let last_sq = p.sq[N - 1];
+        for capture in run.captures.iter().filter(|c| c.side == x) {
+            let target = if capture.target == 0 {
+                1 << last_sq
+            } else {
+                capture.target
+            };
+            if attacks[capture.capturer] & target != 0 {
+                count(Value::from_code(u32::from(
+                    capture.code(usize::from(last_sq), &self.shared.mirror_rank),
+                )));
+            }
+        }
+        let mut skip = run.skip;
+        for (skip, &all) in skip.iter_mut().zip(&run.skip_last) {
+            *skip |= all & (1 << last_sq);
+        }
+        self.for_each_exit_but(p, attacks, x, &skip, &mut count);
         if let Some(w) = capture_win {
             return self.code_for(w);
         }
@@ -1330,7 +1601,79 @@ impl<const N: usize> Core<'_, N> {
         match node {
             Node::Slot(slot) => self.for_each_parent(slot, x, visit),
             Node::Ep(number) => self.for_each_ep_parent(number, x, visit),
+            Node::Run { start, mask } => self.for_each_parent_run(start, mask, x, visit),
         }
+    }
+
+    /// [`Core::for_each_parent`] of every slot `start + s`, `s` in `mask`, of one run (without
+    /// en-passant positions, the last man without identical companions). The un-moves of the
+    /// other men are found once for the run, from the other men's squares: with the last man
+    /// on `s` such an un-move to `t` is one unless `s` is `t` or lies between the two
+    /// squares. Its parents are then slots of one parent run, the last man's field moving by
+    /// 1 per square: `s` itself when the un-move keeps the fold, else `s` turned by the
+    /// symmetries the fold (which depends on the kings alone) and the image apply — one
+    /// stretch of memory for the whole run. The last man's un-moves are found a slot at a
+    /// time.
+    fn for_each_parent_run(&self, start: u64, mask: u64, x: usize, mut visit: impl FnMut(u64, Sq)) {
+        let last = N - 1;
+        let layout = self.shared.layout;
+        let bits = self.shared.bits;
+        let y = 1 - x;
+        let mut sq: [Sq; N] = layout.decode_array(start);
+        let outer = sq[..last].iter().fold(0 as Board64, |occ, &s| occ | 1 << s);
+        let white_king_fixed = layout.is_fixed(sq[0]);
+        let men = &self.shared.side_men[y][..self.shared.side_len[y]];
+        for &i in men {
+            if i == last {
+                continue;
+            }
+            let from = sq[i];
+            let mut targets = self.unmove_targets(i, from, outer);
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let live = mask & !(1 << t | bits.between(from, t));
+                if live == 0 {
+                    continue;
+                }
+                if !self.needs_fold(i, white_king_fixed) {
+                    let base = layout.moved(start, i, from, t);
+                    for_each_bit(live, |s| visit(base + u64::from(s), from));
+                    continue;
+                }
+                // The fold turns every man by the symmetries its kings choose (the last man
+                // stands on square 0 meanwhile); the last man keeps the last field, moving
+                // by 1 per square, in the folded slot and in each image.
+                let mut before = sq;
+                before[i] = t;
+                let [first, second] = layout.fold_maps(before[0], before[1]);
+                let turn = |s: Sq| second[usize::from(first[usize::from(s)])];
+                layout.fold(&mut before[..]);
+                let (placeholder, moved) = (before[last], turn(from));
+                layout.for_each_image_map(&before[..], |slot, image| {
+                    let base = slot - u64::from(image[usize::from(placeholder)]);
+                    let to = image[usize::from(moved)];
+                    for_each_bit(live, |s| {
+                        visit(base + u64::from(image[usize::from(turn(s))]), to)
+                    });
+                });
+            }
+        }
+        // The last man's own un-moves, a slot at a time.
+        if self.side_of(last) != y {
+            return;
+        }
+        for_each_bit(mask, |s| {
+            sq[last] = s;
+            let from = s;
+            let mut targets = self.unmove_targets(last, from, outer | 1 << s);
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let slot = start + u64::from(s);
+                self.visit_unmove(slot, &sq, last, from, t, white_king_fixed, &mut visit);
+            }
+        });
     }
 
     /// Even depths: the parents of a loss in `plies − 1` (side `x` to move) are wins in `plies`.
