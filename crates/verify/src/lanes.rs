@@ -201,9 +201,10 @@ fn check_prefix(
     let occupied = prefix.iter().fold(0u64, |set, &k| set | 1 << k);
     let lane = board_bits(count) & !occupied & from(scheme.lane_start(prefix));
     let radix = usize::try_from(scheme.lane_radix()).expect("a lane's digits fit in memory");
+    let mut prefix_numbers = [0u32; MAX_MEN];
+    prefix_numbers[..last].copy_from_slice(prefix);
     let with = |x: u32| {
-        let mut numbers = [0u32; MAX_MEN];
-        numbers[..last].copy_from_slice(prefix);
+        let mut numbers = prefix_numbers;
         numbers[last] = x;
         numbers
     };
@@ -215,6 +216,8 @@ fn check_prefix(
     });
     let mut canonical = 0u64;
     let mut indices = [0u64; 64];
+    // The canonical positions' placements, made once for both sides to move.
+    let mut placements: [Option<Placement>; 64] = [None; 64];
     for x in bits(lane) {
         let numbers = with(x);
         let index = match &own {
@@ -226,6 +229,7 @@ fn check_prefix(
         };
         canonical |= 1 << x;
         indices[x as usize] = index;
+        placements[x as usize] = Some(Placement::new(lines, listed, &numbers[..n]));
     }
     // Whether each side has men whose moves are taken position by position: pawns, and `X`
     // where the lane has no digits.
@@ -352,8 +356,7 @@ fn check_prefix(
             None => &[],
         };
         for x in bits(canonical) {
-            let numbers = with(x);
-            let placement = Placement::new(lines, listed, &numbers[..n]);
+            let placement = placements[x as usize].expect("every canonical position is placed");
             if placement.in_check(opponent(side)) {
                 continue;
             }
