@@ -1120,6 +1120,19 @@ impl<const N: usize> Core<'_, N> {
     #[inline]
     fn exit_value(&self, after: &[Sq], rule: ExitRule, mover: usize) -> Value {
         let sub = &self.shared.subs[rule.sub];
+        let mut sq = self.exit_squares(after, rule);
+        let k = rule.len;
+        sub.layout.fold(&mut sq[..k]);
+        let slot = sub.layout.slot(&sq[..k]);
+        let side = (1 - mover) ^ usize::from(rule.flipped);
+        Value::from_code(u32::from(sub.code(side, slot)))
+    }
+
+    /// The squares, in the other table's order of men and unfolded, of the men after an exit
+    /// (`rule`); `after` has the moving man on its new square (and a captured man still on it,
+    /// which the rule leaves out).
+    #[inline(always)]
+    fn exit_squares(&self, after: &[Sq], rule: ExitRule) -> [Sq; MAX_MEN] {
         let mut sq = [0 as Sq; MAX_MEN];
         for (j, &s) in after.iter().enumerate() {
             if rule.to[j] != NO_MAN {
@@ -1130,11 +1143,7 @@ impl<const N: usize> Core<'_, N> {
                 };
             }
         }
-        let k = rule.len;
-        sub.layout.fold(&mut sq[..k]);
-        let slot = sub.layout.slot(&sq[..k]);
-        let side = (1 - mover) ^ usize::from(rule.flipped);
-        Value::from_code(u32::from(sub.code(side, slot)))
+        sq
     }
 
     /// Calls `visit` with the value (for the side to move after it) of every move of side `x`
@@ -1339,18 +1348,13 @@ impl<const N: usize> Core<'_, N> {
         if sub.field.is_some() || k.is_some_and(|k| sub.layout.is_grouped(k)) {
             return;
         }
-        let mut after = [0 as Sq; MAX_MEN];
-        for (m, &s) in sq.iter().enumerate() {
-            // The last man's square is a placeholder: its field is taken out of the base.
-            let s = if m == i && j != last { sq[j] } else { s };
-            if rule.to[m] != NO_MAN {
-                after[rule.to[m]] = if rule.flipped {
-                    self.shared.mirror_rank[usize::from(s)]
-                } else {
-                    s
-                };
-            }
+        // The man on the last man's square stands anywhere meanwhile: its field is taken out
+        // of the base below.
+        let mut moved = *sq;
+        if j != last {
+            moved[i] = sq[j];
         }
+        let mut after = self.exit_squares(&moved, rule);
         let maps = sub.layout.fold_maps(after[0], after[1]);
         sub.layout.fold(&mut after[..rule.len]);
         let slot = sub.layout.slot(&after[..rule.len]);
@@ -1516,18 +1520,33 @@ impl<const N: usize> Core<'_, N> {
         let y = 1 - x;
         let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
         for &i in &self.shared.side_men[y][..self.shared.side_len[y]] {
-            let from = p.sq[i];
-            let mut targets = self.unmove_targets(i, from, p.occ);
-            while targets != 0 {
-                let t = targets.trailing_zeros() as Sq;
-                targets &= targets - 1;
-                // A double step that an en-passant capture can answer leads to the position
-                // with the right, not to this one: its parent is that position's.
-                if self.ep_answers_double_step(slot, i, from, t) {
-                    continue;
-                }
-                self.visit_unmove(slot, &p.sq, i, from, t, white_king_fixed, &mut visit);
+            self.for_each_unmove_of(slot, &p.sq, p.occ, i, white_king_fixed, &mut visit);
+        }
+    }
+
+    /// Calls `visit` with the slots of every un-move of man `i` in `slot` (squares `sq`,
+    /// occupancy `occ`), as [`Core::for_each_parent`] gives them.
+    #[inline(always)]
+    fn for_each_unmove_of(
+        &self,
+        slot: u64,
+        sq: &[Sq; N],
+        occ: Board64,
+        i: usize,
+        white_king_fixed: bool,
+        visit: &mut impl FnMut(u64, Sq),
+    ) {
+        let from = sq[i];
+        let mut targets = self.unmove_targets(i, from, occ);
+        while targets != 0 {
+            let t = targets.trailing_zeros() as Sq;
+            targets &= targets - 1;
+            // A double step that an en-passant capture can answer leads to the position with
+            // the right, not to this one: its parent is that position's.
+            if self.ep_answers_double_step(slot, i, from, t) {
+                continue;
             }
+            self.visit_unmove(slot, sq, i, from, t, white_king_fixed, visit);
         }
     }
 
@@ -1665,14 +1684,15 @@ impl<const N: usize> Core<'_, N> {
         }
         for_each_bit(mask, |s| {
             sq[last] = s;
-            let from = s;
-            let mut targets = self.unmove_targets(last, from, outer | 1 << s);
-            while targets != 0 {
-                let t = targets.trailing_zeros() as Sq;
-                targets &= targets - 1;
-                let slot = start + u64::from(s);
-                self.visit_unmove(slot, &sq, last, from, t, white_king_fixed, &mut visit);
-            }
+            let slot = start + u64::from(s);
+            self.for_each_unmove_of(
+                slot,
+                &sq,
+                outer | 1 << s,
+                last,
+                white_king_fixed,
+                &mut visit,
+            );
         });
     }
 
