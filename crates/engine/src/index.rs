@@ -64,6 +64,17 @@ struct Group {
     radix: u64,
 }
 
+/// A group of identical men as the index numbers them: see [`Indexer::group_fields`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupField {
+    /// How many men.
+    pub count: usize,
+    /// How many squares they range over.
+    pub domain: usize,
+    /// The first of those squares.
+    pub first: Sq,
+}
+
 /// The index of the positions of one material on one board.
 #[derive(Debug, Clone)]
 pub struct Indexer {
@@ -531,22 +542,22 @@ impl Indexer {
         self.inner
     }
 
-    /// When every man but the kings is alone of its kind: for each of them, in order, the
-    /// radix of its digit and the square of digit 0 (a pawn's digits number the squares off the
-    /// end ranks, which follow one another from the first square of the second rank), so that
-    /// its square is that square plus its digit.
-    pub fn single_man_fields(&self) -> Option<Vec<(u64, Sq)>> {
+    /// The groups of identical men besides the kings, in the order of their digits (the last
+    /// least significant), each with the squares it ranges over: those from `first` on, `domain`
+    /// of them (a pawn's number the squares off the end ranks, which follow one another from
+    /// the first square of the second rank). A group's digit is the rank `Σ C(dᵢ, i + 1)` of
+    /// its men's squares less `first`, in increasing order `d₀ < d₁ < …`.
+    pub fn group_fields(&self) -> Vec<GroupField> {
         self.groups
             .iter()
-            .map(|g| {
-                (g.count == 1).then(|| {
-                    let first = if g.piece == Piece::Pawn {
-                        self.pawn_square(0)
-                    } else {
-                        0
-                    };
-                    (g.radix, first)
-                })
+            .map(|g| GroupField {
+                count: g.count,
+                domain: g.domain,
+                first: if g.piece == Piece::Pawn {
+                    self.pawn_square(0)
+                } else {
+                    0
+                },
             })
             .collect()
     }

@@ -275,6 +275,14 @@ fn fast_core_equals_reference_core_on_small_boards() {
     cores_agree((3, 7), &["KRvKR", "KQvKN"]);
 }
 
+/// Three identical men, and two with a third man after them: the run-wise un-moves and the
+/// wins pulled from their parents on tables where the last man has companions.
+#[test]
+fn fast_core_equals_reference_core_with_identical_last_men() {
+    cores_agree((4, 4), &["KRRRvK", "KNNvKB"]);
+    cores_agree((5, 4), &["KQQvK", "KBBBvK"]);
+}
+
 #[test]
 fn fast_core_equals_reference_core_with_pawns() {
     // Pushes, double steps, promotion to each piece with and without a capture, pawns of

@@ -8,6 +8,7 @@ use super::layout::{Layout, RankField, MAX_MEN};
 use super::{rebase, Built, EpBuilt, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
+use retro_engine::index::GroupField;
 use retro_engine::{Geometry, Indexer, Man, Material, Position, Sq, TABLE_MEN};
 use retro_format::{FormatError, Table, TableWriter};
 use retro_rules::Side;
@@ -50,7 +51,7 @@ pub fn load_subtable(
         Some(f) => f.number(slot).map(|n| n as usize),
         None => Some(slot as usize),
     };
-    let fields = distinct_fields(&indexer);
+    let groups = group_fields(&indexer);
     let failure = Mutex::new(None);
     let mut codes: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
     for (x, out) in codes.iter_mut().enumerate() {
@@ -68,13 +69,31 @@ pub fn load_subtable(
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            if let Some(fields) = fields.as_deref() {
+            if let Some(groups) = groups.as_deref() {
                 if layout.in_region(wk) && !layout.is_fixed(wk) {
                     // Every index of the pair is a position or an overlap (code 0), and the
-                    // only slot holding it is the one with the same squares.
+                    // slots holding it are those with the same squares, identical men in
+                    // every order.
                     let pair_entries = &half[first as usize * width..end as usize * width];
-                    let radix = fields.last().expect("a man besides the kings").0 as usize;
-                    for_each_run(fields, wk, bk, |run, squares| {
+                    let entry_code = |entry: &[u8]| {
+                        if width == 1 {
+                            entry[0]
+                        } else {
+                            narrow(u16::from_le_bytes([entry[0], entry[1]]))
+                        }
+                    };
+                    for_each_run(groups, wk, bk, |run, squares, radix| {
+                        if radix == 1 {
+                            let code = entry_code(&pair_entries[run * width..][..width]);
+                            if code != 0 {
+                                layout.for_each_holder(squares, |slot| {
+                                    if let Some(at) = cell_of(slot) {
+                                        cells[at].store(code, Ordering::Relaxed)
+                                    }
+                                });
+                            }
+                            return;
+                        }
                         let base = layout.slot(squares);
                         // The run's entries kept: all of them, none (the kept man stands on
                         // another rank), or the last man's squares on the kept rank.
@@ -92,14 +111,9 @@ pub fn load_subtable(
                             Some(_) => return,
                         };
                         let start = cell_of(base + skip as u64).expect("a kept slot");
-                        let entries =
-                            &pair_entries[(run * radix + skip) * width..][..count * width];
+                        let entries = &pair_entries[(run + skip) * width..][..count * width];
                         for (k, entry) in entries.chunks_exact(width).enumerate() {
-                            let code = if width == 1 {
-                                entry[0]
-                            } else {
-                                narrow(u16::from_le_bytes([entry[0], entry[1]]))
-                            };
+                            let code = entry_code(entry);
                             if code != 0 {
                                 cells[start + k].store(code, Ordering::Relaxed);
                             }
@@ -152,40 +166,78 @@ fn narrow(code: u16) -> u8 {
 /// a byte.
 pub const SUBTABLE_MAX_PLIES: u32 = u8::MAX as u32 - 2;
 
-/// The digits of `indexer`'s men besides the kings (radix, square of digit 0), when each is
-/// alone of its kind and there is at least one.
-fn distinct_fields(indexer: &Indexer) -> Option<Vec<(u64, Sq)>> {
-    indexer.single_man_fields().filter(|f| !f.is_empty())
+/// The groups of `indexer`'s men besides the kings, if there is one.
+fn group_fields(indexer: &Indexer) -> Option<Vec<GroupField>> {
+    Some(indexer.group_fields()).filter(|g| !g.is_empty())
 }
 
-/// Calls `visit` with every run of one king pair's indices in which only the last man's digit
-/// changes (the `fields` of [`distinct_fields`]): the run's number within the pair and the
-/// squares of its first index. A run's indices are its first one's with the last man on the
-/// following squares, whose slots follow one another too (the last man's field is the last).
-fn for_each_run(fields: &[(u64, Sq)], wk: Sq, bk: Sq, mut visit: impl FnMut(usize, &[Sq])) {
-    let n = fields.len() + 2;
-    let outer = &fields[..fields.len() - 1];
+/// Calls `visit` with every run of one king pair's indices (`groups` from [`group_fields`]),
+/// in order: the number of its first index within the pair, that index's squares, and its
+/// length. When the last group is one man a run is the indices in which only its digit
+/// changes: the first one's squares with that man on the following squares, whose slots
+/// follow one another too (its field is the last). Otherwise each index is a run of its own.
+/// The digits count up as the index does: a group's men stand on increasing squares, and its
+/// next combination (colex order, in which the rank `Σ C(dᵢ, i + 1)` counts up by one) moves
+/// the lowest man that can move up by one square and puts the men below it back on the
+/// group's first squares.
+fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usize, &[Sq], usize)) {
     let mut squares = [0 as Sq; MAX_MEN];
     squares[0] = wk;
     squares[1] = bk;
-    for (k, &(_, first)) in fields.iter().enumerate() {
-        squares[2 + k] = first;
-    }
-    let runs: u64 = outer.iter().map(|&(radix, _)| radix).product();
-    let mut digits = [0u64; MAX_MEN];
-    for run in 0..runs as usize {
-        visit(run, &squares[..n]);
-        // The next combination of the outer digits, the last of them least significant.
-        for k in (0..outer.len()).rev() {
-            digits[k] += 1;
-            if digits[k] < outer[k].0 {
-                squares[2 + k] += 1;
-                break;
-            }
-            digits[k] = 0;
-            squares[2 + k] = outer[k].1;
+    let mut at = 2;
+    let mut starts = [0usize; MAX_MEN];
+    for (g, field) in groups.iter().enumerate() {
+        starts[g] = at;
+        for k in 0..field.count {
+            squares[at] = field.first + k as Sq;
+            at += 1;
         }
     }
+    let n = at;
+    let last = groups.last().expect("a man besides the kings");
+    let (counted, len) = match last.count {
+        1 => (groups.len() - 1, last.domain),
+        _ => (groups.len(), 1),
+    };
+    let mut index = 0;
+    loop {
+        visit(index, &squares[..n], len);
+        index += len;
+        // The next combination of the counted groups, the last of them least significant.
+        let mut g = counted;
+        loop {
+            if g == 0 {
+                return;
+            }
+            g -= 1;
+            let field = groups[g];
+            let men = &mut squares[starts[g]..starts[g] + field.count];
+            if next_combination(men, field) {
+                break;
+            }
+            for (k, sq) in men.iter_mut().enumerate() {
+                *sq = field.first + k as Sq;
+            }
+        }
+    }
+}
+
+/// Moves the squares of one group (increasing) to the next combination in colex order;
+/// `false` after the last.
+#[inline(always)]
+fn next_combination(men: &mut [Sq], field: GroupField) -> bool {
+    let end = usize::from(field.first) + field.domain;
+    for i in 0..men.len() {
+        let limit = men.get(i + 1).map_or(end, |&up| usize::from(up));
+        if usize::from(men[i]) + 1 < limit {
+            men[i] += 1;
+            for (k, sq) in men[..i].iter_mut().enumerate() {
+                *sq = field.first + k as Sq;
+            }
+            return true;
+        }
+    }
+    false
 }
 
 /// Writes the body of the stored table (both sides to move, `width` bytes an entry, in the
@@ -204,7 +256,7 @@ pub fn write_body(
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
         .collect();
-    let fields = distinct_fields(indexer);
+    let groups = group_fields(indexer);
     let stored: [[u8; 2]; 256] =
         std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
     let folds = !built.snapshots.is_empty();
@@ -222,7 +274,7 @@ pub fn write_body(
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            let fast = fields.is_some()
+            let fast = groups.is_some()
                 && indexer.kings_fixed_by_identity_only(wk, bk)
                 && layout.in_region(wk);
             if folds {
@@ -252,14 +304,13 @@ pub fn write_body(
                     }
                 }
             };
-            if let (true, Some(fields)) = (fast, fields.as_deref()) {
+            if let (true, Some(groups)) = (fast, groups.as_deref()) {
                 // Every index of the pair is canonical; the slot of its squares holds it, and
                 // overlaps are slots of code 0.
-                let radix = fields.last().expect("a man besides the kings").0 as usize;
-                for_each_run(fields, wk, bk, |run, squares| {
+                for_each_run(groups, wk, bk, |run, squares, radix| {
                     let base = layout.slot(squares);
                     let cells = cells.bytes(base, base + radix as u64);
-                    let out = &mut out[run * radix * width..][..radix * width];
+                    let out = &mut out[run * width..][..radix * width];
                     if folds {
                         for (k, (entry, cell)) in out.chunks_exact_mut(width).zip(cells).enumerate()
                         {
@@ -385,4 +436,61 @@ fn write_ep_entries(
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    /// Every index of a king pair comes once, in order, with the squares of the position the
+    /// index gives (where it gives one).
+    #[test]
+    fn runs_list_a_pairs_indices_with_their_squares() {
+        for (files, ranks, material) in [
+            (8, 8, "KQQvK"),
+            (8, 8, "KRvKN"),
+            (5, 5, "KRRRvK"),
+            (5, 6, "KNNvKPP"),
+            (6, 6, "KPPPvK"),
+            (6, 5, "KBBvKNN"),
+        ] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let material: Material = material.parse().unwrap();
+            let indexer = Indexer::new(&geo, material).unwrap();
+            let groups = group_fields(&indexer).unwrap();
+            let men = material.men();
+            let inner = indexer.inner_size();
+            for pair in (0..indexer.king_pairs()).step_by(7) {
+                let (wk, bk) = indexer.king_pair(pair);
+                let mut next = 0;
+                let mut positions = 0;
+                for_each_run(&groups, wk, bk, |run, squares, len| {
+                    assert_eq!(run, next, "{material}: runs follow one another");
+                    next += len;
+                    for k in 0..len {
+                        let mut expected: Vec<(Side, retro_rules::Piece, Sq)> = men
+                            .iter()
+                            .zip(squares)
+                            .map(|(&(side, piece), &sq)| (side, piece, sq))
+                            .collect();
+                        expected.last_mut().unwrap().2 += k as Sq;
+                        let index = pair as u64 * inner + (run + k) as u64;
+                        let Some(p) = indexer.position::<TABLE_MEN>(&geo, index, Side::White)
+                        else {
+                            continue;
+                        };
+                        positions += 1;
+                        let mut got: Vec<_> =
+                            p.men().iter().map(|m| (m.side, m.piece, m.sq)).collect();
+                        got.sort_unstable();
+                        expected.sort_unstable();
+                        assert_eq!(got, expected, "{material} index {index}");
+                    }
+                });
+                assert_eq!(next as u64, inner, "{material}: every index of the pair");
+                assert!(positions > 0);
+            }
+        }
+    }
 }

@@ -346,9 +346,52 @@ impl Layout {
     /// Whether man `i` has an identical companion (its moves then reorder the men, and the slot
     /// is computed again rather than moved by a stride).
     pub fn is_grouped(&self, i: usize) -> bool {
+        let (first, end) = self.group_of(i);
+        end - first > 1
+    }
+
+    /// The men identical to man `i` (`i` among them), as the range `first..end` of their
+    /// numbers; `i..i + 1` for a king or a man without companions.
+    pub fn group_of(&self, i: usize) -> (usize, usize) {
         self.groups
             .iter()
-            .any(|&(first, count)| count > 1 && (first..first + count).contains(&i))
+            .find(|&&(first, count)| (first..first + count).contains(&i))
+            .map_or((i, i + 1), |&(first, count)| (first, first + count))
+    }
+
+    /// The slot after man `i` of `slot` (squares `squares`, the men `first..end` in increasing
+    /// order of square and `i` among them) moves to `to`, when the move needs no fold: those
+    /// men are put in order again — the man slides past the ones it overtakes, each of which
+    /// takes the next field down or up — and every one whose square changed moves the slot by
+    /// its stride. Also returns the man's number after.
+    #[inline(always)]
+    pub fn moved_in_order(
+        &self,
+        slot: u64,
+        squares: &[Sq],
+        i: usize,
+        to: Sq,
+        (first, end): (usize, usize),
+    ) -> (u64, usize) {
+        debug_assert!(i > 0 && (first..end).contains(&i));
+        debug_assert!(squares[first..end].is_sorted());
+        let mut slot = slot;
+        let mut k = i;
+        // Each overtaken man takes the field the moving man leaves (its stride times its
+        // square, added there and taken from its own field).
+        while k + 1 < end && squares[k + 1] < to {
+            let sq = u64::from(squares[k + 1]);
+            slot = slot + sq * self.strides[k] - sq * self.strides[k + 1];
+            k += 1;
+        }
+        while k > first && squares[k - 1] > to {
+            let sq = u64::from(squares[k - 1]);
+            slot = slot + sq * self.strides[k] - sq * self.strides[k - 1];
+            k -= 1;
+        }
+        // The man itself: gone from field `i`, on `to` in field `k`.
+        slot = slot + u64::from(to) * self.strides[k] - u64::from(squares[i]) * self.strides[i];
+        (slot, k)
     }
 
     #[inline(always)]
@@ -627,6 +670,45 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_move_among_identical_men_sorts_them_by_strides() {
+        for (files, ranks, material) in [(8, 8, "KRRRvK"), (8, 8, "KQQvKN"), (5, 6, "KNNvKPP")] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
+            let n = layout.men_count();
+            let mut seed = 5u64;
+            let mut random = |below: u64| {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                (seed >> 32) % below
+            };
+            let mut checked = 0;
+            while checked < 20_000 {
+                let mut squares = [0 as Sq; MAX_MEN];
+                squares[0] = layout.region[random(layout.region.len() as u64) as usize];
+                for sq in squares.iter_mut().take(n).skip(1) {
+                    *sq = random(layout.squares) as Sq;
+                }
+                layout.sort_groups(&mut squares[..n]);
+                let i = 1 + random(n as u64 - 1) as usize;
+                let to = random(layout.squares) as Sq;
+                let group = layout.group_of(i);
+                let slot = layout.slot(&squares[..n]);
+                let (moved, k) = layout.moved_in_order(slot, &squares[..n], i, to, group);
+                let mut after = squares;
+                after[i] = to;
+                layout.sort_groups(&mut after[..n]);
+                assert_eq!(
+                    moved,
+                    layout.slot(&after[..n]),
+                    "{material} {squares:?} {i} {to}"
+                );
+                assert_eq!(after[k], to);
+                assert!((group.0..group.1).contains(&k));
+                checked += 1;
             }
         }
     }

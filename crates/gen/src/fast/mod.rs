@@ -81,11 +81,23 @@
 //! that double step whenever `E` is a position, and the forward check of a double step reads
 //! `E` rather than `P` when it is.
 //!
-//! Without en-passant positions, and when the last man has no identical companion, a pass
-//! also takes the slots of its code a run at a time (`Core::for_each_parent_run`): an
-//! un-move of another man is found once for the run (with the last man on `s`, it is one
-//! unless `s` is its destination or lies between its squares), and its parents in all the
-//! run's slots lie in one parent run. The last man's own un-moves are taken a slot at a time.
+//! Without en-passant positions a pass also takes the slots of its code a run at a time
+//! (`Core::for_each_parent_run`): an un-move of another man is found once for the run (with
+//! the last man on `s`, it is one unless `s` is its destination or lies between its squares),
+//! and its parents in all the run's slots lie in one parent run. The last man's own un-moves
+//! are taken a slot at a time, and so are those whose parent puts the last man among its
+//! identical companions rather than above them. A move of a man with identical companions
+//! sorts them again by strides ([`layout::Layout::moved_in_order`]), without a fold.
+//!
+//! An even pass may also go the other way (`Core::pull_wins`): when the parents' side has
+//! fewer slots neither decided nor met by a pass than there are losses in `d`, each of those
+//! slots is checked forward for a quiet move into a loss in `d` (here or an en-passant
+//! position) and becomes a win in `d + 1` if it has one — the same slots the un-moves reach.
+//! The counts are exact without a scan: every legal slot is counted once by the pass of its
+//! depth, and the losses of each depth are counted as they are stored (by the init pass or a
+//! forward check; a loss never changes). In tables one side wins almost everywhere, the
+//! losses of the middle depths far outnumber the parents left, which makes most of their
+//! un-moves needless.
 //!
 //! Values stored before their depth (capture wins and losses) are met by the pass of their
 //! depth like any other; the iteration ends when a pass finds nothing and no stored value lies
@@ -236,6 +248,9 @@ impl WorkCodes {
         }
     }
 }
+/// The depths whose losses [`Core`] counts.
+const LOSS_DEPTHS: usize = 1024;
+
 const CHUNK_BITS: u32 = 12;
 const CHUNK: u64 = 1 << CHUNK_BITS;
 const NO_MAN: usize = usize::MAX;
@@ -402,18 +417,25 @@ struct Core<'a, const N: usize> {
     shared: &'a Parts<'a>,
     /// The codes the cells hold.
     codes: WorkCodes,
-    /// Whether a move of man `i` reorders identical men (the slot is then folded again).
+    /// Whether man `i` has identical companions (its moves put them in order again).
     refold: [bool; MAX_MEN],
     /// Whether any man has an identical companion.
     grouped: bool,
-    /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): the last
-    /// man has no identical companion and there are no en-passant positions.
+    /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
+    /// no en-passant positions.
     by_runs: bool,
+    /// The first of the men identical to the last man (the last man itself when it has no
+    /// companion).
+    last_group: usize,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     too_deep: AtomicBool,
     /// The largest code stored so far.
     deepest: AtomicU32,
+    /// By side to move and depth in plies (below [`LOSS_DEPTHS`]), how many slots are lost in
+    /// that depth: a loss is stored once (by the init pass or a forward check) and never
+    /// changes, so these are the slots the pass of that depth meets.
+    losses: [Vec<AtomicU64>; 2],
     /// The en-passant positions (material with pawns of both sides).
     ep: Option<EpCells>,
 }
@@ -715,13 +737,15 @@ fn solve<const N: usize>(
     let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
-        by_runs: N >= 3 && !layout.is_grouped(N - 1) && parts.ep_layout.is_none(),
+        by_runs: N >= 3 && parts.ep_layout.is_none(),
+        last_group: layout.group_of(N - 1).0,
         codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
+        losses: std::array::from_fn(|_| (0..LOSS_DEPTHS).map(|_| AtomicU64::new(0)).collect()),
         ep: parts.ep_layout.map(|ep| {
             let sizes = [ep.size(0), ep.size(1)];
             let chunks = sizes.map(|size| presence_sets(size.div_ceil(CHUNK) as usize));
@@ -736,19 +760,25 @@ fn solve<const N: usize>(
     // Init.
     observer.phase(material, Phase::Init, 2 * size);
     let deepest = &core.deepest;
-    let legal = AtomicU64::new(0);
+    let legal = [AtomicU64::new(0), AtomicU64::new(0)];
     (0..chunks).into_par_iter().for_each(|chunk| {
         let first = chunk as u64 * CHUNK;
         let end = (first + CHUNK).min(size);
         let mut present = [[0u64; 4]; 2];
-        let mut local_legal = 0;
+        let mut local_legal = [0; 2];
         let mut local_deepest = 0;
+        // By side, how many slots of the chunk hold each code, the decided ones.
+        let mut decided = [[0u32; 256]; 2];
+        let first_decided = codes.decided(0);
         // The chunk's words belong to this task alone: they are assembled here and stored whole.
         let mut words = [[0u64; CHUNK as usize / 8]; 2];
         core.classify_range(first, end, |slot, codes| {
             for (x, code) in codes.into_iter().enumerate() {
                 if code != NONE {
-                    local_legal += 1;
+                    local_legal[x] += 1;
+                    if code >= first_decided {
+                        decided[x][usize::from(code)] += 1;
+                    }
                     present[x][usize::from(code >> 6)] |= 1 << (code & 63);
                     local_deepest = local_deepest.max(code);
                     let at = (slot - first) as usize;
@@ -770,7 +800,16 @@ fn solve<const N: usize>(
                 w.store(bits, Ordering::Relaxed);
             }
         }
-        legal.fetch_add(local_legal, Ordering::Relaxed);
+        for (legal, local) in legal.iter().zip(local_legal) {
+            legal.fetch_add(local, Ordering::Relaxed);
+        }
+        for (x, decided) in decided.iter().enumerate() {
+            for (code, &count) in decided.iter().enumerate() {
+                if count > 0 {
+                    core.count_losses(x, code as u8, u64::from(count));
+                }
+            }
+        }
         deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
         observer.progressed(2 * (end - first));
     });
@@ -780,7 +819,15 @@ fn solve<const N: usize>(
     let retrograde_start = std::time::Instant::now();
 
     // Depth by depth.
-    observer.phase(material, Phase::Retrograde, legal.load(Ordering::Relaxed));
+    let legal = legal.map(AtomicU64::into_inner);
+    observer.phase(material, Phase::Retrograde, legal[0] + legal[1]);
+    // By side to move, the slots met by the passes so far: each slot's value is final when
+    // the pass of its depth meets it, so the others are undecided or decided deeper.
+    let mut met = [0u64; 2];
+    // By side to move, the chunks that may hold a slot undecided or decided deeper than the
+    // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
+    let open: [Vec<AtomicBool>; 2] =
+        std::array::from_fn(|_| (0..chunks).map(|_| AtomicBool::new(true)).collect());
     let mut depth: u32 = 0;
     // Each decided slot is met by the pass of its depth, which reads it then (a value is
     // stored at least a ply deeper than the pass that stores it, and is final once its pass
@@ -798,8 +845,37 @@ fn solve<const N: usize>(
         }
         let code = codes.decided(depth);
         let mut found = 0;
+        // Even depths: each side's losses in `depth`, counted first, so that a side whose
+        // parents not yet won are fewer than them has its wins pulled from those parents
+        // rather than pushed from the losses.
+        // (Slots of the table, counted as they were stored, then en-passant positions.)
+        let losses = (depth % 2 == 0 && (depth as usize) < LOSS_DEPTHS).then(|| {
+            std::array::from_fn::<[u64; 2], 2, _>(|x| {
+                let ep = core.ep.as_ref().map_or(0, |ep| {
+                    for_each_chunk_of_code(&ep.cells[x], &ep.presence[x], code, |first, end| {
+                        let mut count = 0;
+                        ep.cells[x].for_each_equal(first, end, code, |_| count += 1);
+                        count
+                    })
+                });
+                [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
+            })
+        });
         // One side at a time: its table is scanned while only the other side's is written.
         for x in 0..2 {
+            if let Some(losses) = losses {
+                let y = 1 - x;
+                // The parents' side's slots neither met by a pass nor lost in `depth`.
+                let open_slots = legal[y].saturating_sub(met[y] + losses[y][0]);
+                let [slots, positions] = losses[x];
+                if open_slots * 2 < slots + positions {
+                    core.pull_wins(y, depth + 1, &open[y]);
+                    observer.progressed(slots + positions);
+                    found += slots + positions;
+                    met[x] += slots;
+                    continue;
+                }
+            }
             let visit = |node: Node| {
                 if depth % 2 == 0 {
                     core.mark_wins(node, x, depth + 1);
@@ -807,7 +883,7 @@ fn solve<const N: usize>(
                     core.mark_candidates(node, x);
                 }
             };
-            let mut side_found = if core.by_runs {
+            let slots_found = if core.by_runs {
                 for_each_run_of_code(
                     &core.cells[x],
                     &core.presence[x],
@@ -820,6 +896,7 @@ fn solve<const N: usize>(
                     visit(Node::Slot(slot))
                 })
             };
+            let mut side_found = slots_found;
             if let Some(ep) = &core.ep {
                 side_found += for_each_of_code(&ep.cells[x], &ep.presence[x], code, |number| {
                     visit(Node::Ep(number))
@@ -827,6 +904,7 @@ fn solve<const N: usize>(
             }
             observer.progressed(side_found);
             found += side_found;
+            met[x] += slots_found;
         }
         if found > 0 {
             max_plies = depth;
@@ -843,9 +921,17 @@ fn solve<const N: usize>(
                     core.presence[y][chunk][word].fetch_and(!bit, Ordering::Relaxed);
                     let first = chunk as u64 * CHUNK;
                     let end = (first + CHUNK).min(size);
+                    // The losses found, counted by depth (most of them in `depth + 1`).
+                    let usual = codes.decided(depth + 1);
+                    let mut lost = 0;
                     core.cells[y].for_each_equal(first, end, CANDIDATE, |slot| {
-                        core.find_loss(slot, y, depth);
+                        match core.find_loss(slot, y, depth) {
+                            Some(code) if code == usual => lost += 1,
+                            Some(code) => core.count_losses(y, code, 1),
+                            None => {}
+                        }
                     });
+                    core.count_losses(y, usual, lost);
                 });
             }
         }
@@ -1086,6 +1172,14 @@ impl<const N: usize> Core<'_, N> {
             }
             _ => attacks & !occ,
         }
+    }
+
+    /// The squares man `i` of `p` can move to without capturing or promoting (its own king
+    /// may be left in check).
+    #[inline(always)]
+    fn quiet_targets(&self, p: &Placed<N>, i: usize) -> Board64 {
+        let from = p.sq[i];
+        self.staying_targets(i, from, p.occ, self.man_attacks(i, from, p.occ))
     }
 
     /// The squares man `i`, standing on `sq`, can have come from by a move that captured
@@ -1485,8 +1579,7 @@ impl<const N: usize> Core<'_, N> {
             .iter()
             .any(|&i| {
                 let from = p.sq[i];
-                let attacks = self.man_attacks(i, from, p.occ);
-                let mut targets = self.staying_targets(i, from, p.occ, attacks);
+                let mut targets = self.quiet_targets(p, i);
                 while targets != 0 {
                     let t = targets.trailing_zeros() as Sq;
                     targets &= targets - 1;
@@ -1500,13 +1593,46 @@ impl<const N: usize> Core<'_, N> {
             })
     }
 
-    /// Whether a move of man `i` must fold the squares again rather than move the slot by a
-    /// stride: the White king's always, the Black king's when the White king stands on a square
-    /// a symmetry fixes (`white_king_fixed`), a man with an identical companion always (the
-    /// men's order may change).
+    /// Whether a move of man `i` must fold the squares again rather than move the slot by
+    /// strides: the White king's always, the Black king's when the White king stands on a
+    /// square a symmetry fixes (`white_king_fixed`). A man with identical companions only puts
+    /// them in order again ([`Layout::moved_in_order`]).
     #[inline(always)]
     fn needs_fold(&self, i: usize, white_king_fixed: bool) -> bool {
-        i == 0 || (i == 1 && white_king_fixed) || self.refold[i]
+        i == 0 || (i == 1 && white_king_fixed)
+    }
+
+    /// The slot after man `i` of `slot` (squares `sq`) moves to `to`, with the man's number
+    /// after (identical men are sorted again; a king's number never changes).
+    #[inline(always)]
+    fn child_of(
+        &self,
+        slot: u64,
+        sq: &[Sq; N],
+        i: usize,
+        to: Sq,
+        white_king_fixed: bool,
+    ) -> (u64, usize) {
+        if self.needs_fold(i, white_king_fixed) {
+            let mut after = *sq;
+            after[i] = to;
+            self.shared.layout.fold(&mut after[..]);
+            (self.shared.layout.slot(&after[..]), i)
+        } else {
+            self.moved_unfolded(slot, sq, i, to)
+        }
+    }
+
+    /// The slot after man `i` of `slot` (squares `sq`) moves to `to`, when the move needs no
+    /// fold, with the man's number after (identical men are put in order again).
+    #[inline(always)]
+    fn moved_unfolded(&self, slot: u64, sq: &[Sq], i: usize, to: Sq) -> (u64, usize) {
+        let layout = self.shared.layout;
+        if self.refold[i] {
+            layout.moved_in_order(slot, sq, i, to, layout.group_of(i))
+        } else {
+            (layout.moved(slot, i, sq[i], to), i)
+        }
     }
 
     /// Calls `visit` with every slot, side `1 − x` to move, that has a quiet move into `slot`
@@ -1572,7 +1698,7 @@ impl<const N: usize> Core<'_, N> {
                 .layout
                 .for_each_image_tracking(&before[..], to, visit);
         } else {
-            visit(self.shared.layout.moved(slot, i, from, t), from);
+            visit(self.moved_unfolded(slot, sq, i, t).0, from);
         }
     }
 
@@ -1625,14 +1751,16 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// [`Core::for_each_parent`] of every slot `start + s`, `s` in `mask`, of one run (without
-    /// en-passant positions, the last man without identical companions). The un-moves of the
-    /// other men are found once for the run, from the other men's squares: with the last man
-    /// on `s` such an un-move to `t` is one unless `s` is `t` or lies between the two
-    /// squares. Its parents are then slots of one parent run, the last man's field moving by
-    /// 1 per square: `s` itself when the un-move keeps the fold, else `s` turned by the
-    /// symmetries the fold (which depends on the kings alone) and the image apply — one
-    /// stretch of memory for the whole run. The last man's un-moves are found a slot at a
-    /// time.
+    /// en-passant positions). The un-moves of the other men are found once for the run, from
+    /// the other men's squares: with the last man on `s` such an un-move to `t` is one unless
+    /// `s` is `t` or lies between the two squares. Its parents are then slots of one parent
+    /// run, the last man's field moving by 1 per square: `s` itself when the un-move keeps the
+    /// fold, else `s` turned by the symmetries the fold (which depends on the kings alone) and
+    /// the image apply — one stretch of memory for the whole run. When the last man has
+    /// identical companions (it stands above them all in every slot used), an un-move of a
+    /// companion keeps it last where it still stands above them all, and a king's un-move
+    /// that folds may put it anywhere among them: those parents are found a slot at a time,
+    /// as are the last man's own un-moves.
     fn for_each_parent_run(&self, start: u64, mask: u64, x: usize, mut visit: impl FnMut(u64, Sq)) {
         let last = N - 1;
         let layout = self.shared.layout;
@@ -1642,6 +1770,15 @@ impl<const N: usize> Core<'_, N> {
         let outer = sq[..last].iter().fold(0 as Board64, |occ, &s| occ | 1 << s);
         let white_king_fixed = layout.is_fixed(sq[0]);
         let men = &self.shared.side_men[y][..self.shared.side_len[y]];
+        let companions = self.last_group;
+        // A parent a slot at a time: the un-move of man `i` from `from` to `t`, the last man on
+        // `s`.
+        let one_slot = |i: usize, t: Sq, s: Sq, visit: &mut _| {
+            let mut at = sq;
+            at[last] = s;
+            let slot = start + u64::from(s);
+            self.visit_unmove(slot, &at, i, at[i], t, white_king_fixed, visit);
+        };
         for &i in men {
             if i == last {
                 continue;
@@ -1655,9 +1792,30 @@ impl<const N: usize> Core<'_, N> {
                 if live == 0 {
                     continue;
                 }
+                if i >= companions {
+                    // A companion of the last man: the companions are put in order again
+                    // (the last man, on square 0 meanwhile, out of it), and the last man keeps
+                    // the last field wherever it still stands above them all.
+                    let (base, _) = layout.moved_in_order(start, &sq, i, t, (companions, last));
+                    let top = sq[companions..last]
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &c)| if companions + k == i { t } else { c })
+                        .max()
+                        .expect("the last man has a companion");
+                    let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
+                    for_each_bit(live & above, |s| visit(base + u64::from(s), from));
+                    for_each_bit(live & !above, |s| one_slot(i, t, s, &mut visit));
+                    continue;
+                }
                 if !self.needs_fold(i, white_king_fixed) {
-                    let base = layout.moved(start, i, from, t);
+                    let (base, _) = self.moved_unfolded(start, &sq, i, t);
                     for_each_bit(live, |s| visit(base + u64::from(s), from));
+                    continue;
+                }
+                if companions < last {
+                    // The fold may turn the last man below a companion.
+                    for_each_bit(live, |s| one_slot(i, t, s, &mut visit));
                     continue;
                 }
                 // The fold turns every man by the symmetries its kings choose (the last man
@@ -1715,6 +1873,78 @@ impl<const N: usize> Core<'_, N> {
         });
     }
 
+    /// Even depths, from the other end: every slot (side `y` to move) neither decided nor
+    /// won in at most `plies` (only a win by capture, stored ahead, can be) that has a quiet
+    /// move into a loss in `plies − 1` (here or in an en-passant position) is won in `plies`.
+    /// These are the parents [`Core::mark_wins`] reaches from those losses, found by the
+    /// parents' moves rather than the losses' un-moves: cheaper when the parents not yet won
+    /// are fewer than the losses. Chunks in `open` (side `y`) are scanned, each by one task,
+    /// which alone writes it; one left with no such slot is closed.
+    fn pull_wins(&self, y: usize, plies: u32, open: &[AtomicBool]) {
+        let loss = self.codes.decided(plies - 1);
+        let win = self.codes.decided(plies);
+        let size = self.cells[y].len();
+        let pending = |code: u8| {
+            code != NONE
+                && code != CANDIDATE
+                && (code < win && self.codes.plies(code).is_none() || code > win)
+        };
+        (0..open.len()).into_par_iter().for_each(|chunk| {
+            if !open[chunk].load(Ordering::Relaxed) {
+                return;
+            }
+            let first = chunk as u64 * CHUNK;
+            let end = (first + CHUNK).min(size);
+            let mut left = false;
+            for slot in first..end {
+                let old = self.cells[y].get(slot);
+                if !pending(old) {
+                    continue;
+                }
+                if !self.has_move_into(slot, y, loss) {
+                    left = true;
+                    continue;
+                }
+                if plies > self.codes.max_plies() {
+                    self.too_deep.store(true, Ordering::Relaxed);
+                    return;
+                }
+                self.cells[y].set(slot, win);
+                self.note(y, slot, win);
+                self.follow_ep(y, slot, win);
+            }
+            if !left {
+                open[chunk].store(false, Ordering::Relaxed);
+            }
+        });
+    }
+
+    /// Whether `slot` (side `y` to move) has a quiet move into a slot or en-passant position
+    /// of code `code`.
+    fn has_move_into(&self, slot: u64, y: usize, code: u8) -> bool {
+        let Some(p) = self.place(slot) else {
+            return false;
+        };
+        let x = 1 - y;
+        let white_king_fixed = self.shared.layout.is_fixed(p.sq[0]);
+        for &i in self.shared.side_men[y][..self.shared.side_len[y]]
+            .iter()
+            .rev()
+        {
+            let from = p.sq[i];
+            let mut targets = self.quiet_targets(&p, i);
+            while targets != 0 {
+                let t = targets.trailing_zeros() as Sq;
+                targets &= targets - 1;
+                let (child, moved) = self.child_of(slot, &p.sq, i, t, white_king_fixed);
+                if self.child_code(child, x, moved, from, t) == code {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Odd depths, first half: the undecided parents of a win (side `x` to move) become
     /// candidates for a loss — unless the last check of a parent's moves stopped at a move of
     /// another man than the one that moved here: that move still reaches no win (or no win
@@ -1731,8 +1961,8 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
-    /// win is lost; any other is undecided again.
-    fn find_loss(&self, slot: u64, x: usize, depth: u32) {
+    /// win is lost (its code returned); any other is undecided again.
+    fn find_loss(&self, slot: u64, x: usize, depth: u32) -> Option<u8> {
         match self.longest_forced_win(slot, x, depth) {
             Ok(longest) => {
                 let code = self.code_for(longest + 1);
@@ -1741,8 +1971,22 @@ impl<const N: usize> Core<'_, N> {
                     self.note(x, slot, code);
                     self.follow_ep(x, slot, code);
                 }
+                (code != UNKNOWN).then_some(code)
             }
-            Err(watch) => self.cells[x].set(slot, watch),
+            Err(watch) => {
+                self.cells[x].set(slot, watch);
+                None
+            }
+        }
+    }
+
+    /// Counts `count` more slots (side `x` to move) of code `code`, if it is a loss.
+    fn count_losses(&self, x: usize, code: u8, count: u64) {
+        match self.codes.plies(code) {
+            Some(plies) if plies % 2 == 0 && (plies as usize) < LOSS_DEPTHS && count > 0 => {
+                self.losses[x][plies as usize].fetch_add(count, Ordering::Relaxed);
+            }
+            _ => {}
         }
     }
 
@@ -1769,21 +2013,7 @@ impl<const N: usize> Core<'_, N> {
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
                 targets &= targets - 1;
-                // The moved man's number in the child (identical men are sorted again).
-                let mut moved = i;
-                let child = if self.needs_fold(i, white_king_fixed) {
-                    let mut after = p.sq;
-                    after[i] = t;
-                    let to = self.shared.layout.fold_tracking(&mut after[..], t);
-                    if self.refold[i] {
-                        moved = (0..N)
-                            .find(|&j| after[j] == to && self.shared.piece[j] == Piece::Pawn)
-                            .unwrap_or(i);
-                    }
-                    self.shared.layout.slot(&after[..])
-                } else {
-                    self.shared.layout.moved(slot, i, from, t)
-                };
+                let (child, moved) = self.child_of(slot, &p.sq, i, t, white_king_fixed);
                 // A move into an illegal position (its own king in check) has a child of code
                 // 0: it is no move, and is passed over.
                 let code = self.child_code(child, y, moved, from, t);
