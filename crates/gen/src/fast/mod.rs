@@ -861,12 +861,13 @@ fn solve<const N: usize>(
                 [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
             })
         });
+        // The slots of each side neither met by an earlier pass nor lost in `depth`.
+        let met_before = met;
         // One side at a time: its table is scanned while only the other side's is written.
         for x in 0..2 {
             if let Some(losses) = losses {
                 let y = 1 - x;
-                // The parents' side's slots neither met by a pass nor lost in `depth`.
-                let open_slots = legal[y].saturating_sub(met[y] + losses[y][0]);
+                let open_slots = legal[y].saturating_sub(met_before[y] + losses[y][0]);
                 let [slots, positions] = losses[x];
                 if open_slots * 2 < slots + positions {
                     core.pull_wins(y, depth + 1, &open[y]);
