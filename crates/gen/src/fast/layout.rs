@@ -93,6 +93,8 @@ pub struct Layout {
     size: u64,
     /// Runs of identical men: (first, count).
     groups: Vec<(usize, usize)>,
+    /// By man, the range `first..end` of the men identical to it ([`Layout::group_of`]).
+    group_of: [(usize, usize); MAX_MEN],
 }
 
 impl Layout {
@@ -178,6 +180,10 @@ impl Layout {
                 _ => groups.push((i, 1)),
             }
         }
+        let mut group_of: [(usize, usize); MAX_MEN] = std::array::from_fn(|i| (i, i + 1));
+        for &(first, count) in &groups {
+            group_of[first..first + count].fill((first, first + count));
+        }
         Some(Layout {
             men,
             squares,
@@ -191,6 +197,7 @@ impl Layout {
             strides,
             size,
             groups,
+            group_of,
         })
     }
 
@@ -352,11 +359,9 @@ impl Layout {
 
     /// The men identical to man `i` (`i` among them), as the range `first..end` of their
     /// numbers; `i..i + 1` for a king or a man without companions.
+    #[inline(always)]
     pub fn group_of(&self, i: usize) -> (usize, usize) {
-        self.groups
-            .iter()
-            .find(|&&(first, count)| (first..first + count).contains(&i))
-            .map_or((i, i + 1), |&(first, count)| (first, first + count))
+        self.group_of[i]
     }
 
     /// The slot after man `i` of `slot` (squares `squares`, the men `first..end` in increasing
@@ -685,8 +690,7 @@ mod tests {
                 seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
                 (seed >> 32) % below
             };
-            let mut checked = 0;
-            while checked < 20_000 {
+            for _ in 0..20_000 {
                 let mut squares = [0 as Sq; MAX_MEN];
                 squares[0] = layout.region[random(layout.region.len() as u64) as usize];
                 for sq in squares.iter_mut().take(n).skip(1) {
@@ -708,7 +712,6 @@ mod tests {
                 );
                 assert_eq!(after[k], to);
                 assert!((group.0..group.1).contains(&k));
-                checked += 1;
             }
         }
     }

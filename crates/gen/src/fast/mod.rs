@@ -424,9 +424,6 @@ struct Core<'a, const N: usize> {
     /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
     /// no en-passant positions.
     by_runs: bool,
-    /// The first of the men identical to the last man (the last man itself when it has no
-    /// companion).
-    last_group: usize,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     too_deep: AtomicBool,
@@ -738,7 +735,6 @@ fn solve<const N: usize>(
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
         by_runs: N >= 3 && parts.ep_layout.is_none(),
-        last_group: layout.group_of(N - 1).0,
         codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
@@ -1771,7 +1767,8 @@ impl<const N: usize> Core<'_, N> {
         let outer = sq[..last].iter().fold(0 as Board64, |occ, &s| occ | 1 << s);
         let white_king_fixed = layout.is_fixed(sq[0]);
         let men = &self.shared.side_men[y][..self.shared.side_len[y]];
-        let companions = self.last_group;
+        // The first of the men identical to the last man (the last man itself when alone).
+        let companions = layout.group_of(last).0;
         // A parent a slot at a time: the un-move of man `i` from `from` to `t`, the last man on
         // `s`.
         let one_slot = |i: usize, t: Sq, s: Sq, visit: &mut _| {
