@@ -214,7 +214,7 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
     let to_move = position.side_to_move();
     let index = analysis.index_of(&position).ok_or_else(|| {
         anyhow!(
-            "{} is not a position of this index: it has other men, or a man off its squares",
+            "{} is not a position of this index: it has other men, a man off its squares, or an en-passant square no double step inside the index gives",
             position.to_natural(&problem.geo).fen()
         )
     })?;
@@ -247,6 +247,8 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
     });
     let peak = peak_memory_mib();
     let size = analysis.space().size();
+    // Positions after a double step inside the index that en passant answers, beside the index.
+    let ep_entries = analysis.space().entries() - size;
     let exit = match &exported {
         Some(Err(_)) => ExitCode::FAILURE,
         _ => ExitCode::SUCCESS,
@@ -264,6 +266,7 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
             "board": board.to_string(),
             "entries": 2 * size,
             "entries_per_side": size,
+            "ep_entries_per_side": ep_entries,
             label: {
                 "fen": fen,
                 "value": value,
@@ -311,8 +314,13 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
         path.display(),
         problem.men.len()
     );
+    let ep_note = if ep_entries > 0 {
+        format!(" and {ep_entries} en-passant entries per side (positions after a double step that en passant answers)")
+    } else {
+        String::new()
+    };
     println!(
-        "Index: {size} entries per side to move ({} in all); {} depth passes; {} layout ({} byte{} per entry and side)",
+        "Index: {size} entries per side to move ({} in all){ep_note}; {} depth passes; {} layout ({} byte{} per entry and side)",
         2 * size,
         analysis.depth_passes(),
         analysis.layout().name(),

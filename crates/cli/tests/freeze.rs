@@ -77,6 +77,71 @@ fn a_problem_is_solved_saved_and_exported() {
     assert!(stderr_text(&bad).contains("thin"), "{}", stderr_text(&bad));
 }
 
+/// En passant inside the index (`examples/freezer/en-passant.toml`): the positions after e2-e4
+/// with the en-passant square e3 are entries of their own, probed by FEN with the capture
+/// dxe3 listed as an exit; a saved index reads them back, and the start's win exported as an
+/// oracle passes the checker.
+#[test]
+fn en_passant_positions_are_solved_probed_and_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/freezer/en-passant.toml");
+    let problem = problem.to_str().unwrap();
+    let tables = dir.path().join("tables");
+    let save = dir.path().join("saved");
+    let oracle = dir.path().join("ep.oracle");
+    let probe = "4k3/8/8/8/3pP3/8/8/4K3 b - e3 0 1";
+    let saved = save.to_str().unwrap();
+    let args = [
+        "freeze", problem, "--format", "json", "--quiet", "--save", saved, "--probe", probe,
+    ];
+    let out = retro_with_tables(&args, &tables);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+    // 64 x 64 king placements x 3 white pawn squares x 2 black pawn squares, and one
+    // en-passant entry per placement with the white pawn on e4.
+    assert_eq!(json["entries_per_side"], 64 * 64 * 3 * 2);
+    assert_eq!(json["ep_entries_per_side"], 64 * 64 * 2);
+    assert_eq!(json["reused_saved"], false);
+    let probed = &json["probed"];
+    assert_eq!(probed["fen"], probe, "{json}");
+    let moves = json["best_moves"].as_array().unwrap();
+    let ep = moves
+        .iter()
+        .find(|m| m["uci"] == "d4e3")
+        .unwrap_or_else(|| panic!("dxe3 is listed: {json}"));
+    assert_eq!(ep["san"], "dxe3");
+    assert!(
+        !ep["exit"].is_null(),
+        "an en-passant capture leaves the index"
+    );
+
+    let again = retro_with_tables(&args, &tables);
+    assert!(again.status.success(), "{}", stderr_text(&again));
+    let json2: serde_json::Value = serde_json::from_str(&stdout_text(&again)).unwrap();
+    assert_eq!(json2["reused_saved"], true);
+    assert_eq!(json2["probed"], json["probed"]);
+    assert_eq!(json2["best_moves"], json["best_moves"]);
+
+    let start = retro_with_tables(
+        &[
+            "freeze",
+            problem,
+            "--format",
+            "json",
+            "--quiet",
+            "--oracle",
+            oracle.to_str().unwrap(),
+        ],
+        &tables,
+    );
+    assert!(start.status.success(), "{}", stderr_text(&start));
+    let json: serde_json::Value = serde_json::from_str(&stdout_text(&start)).unwrap();
+    assert_eq!(json["start"]["value"], "win");
+    assert_eq!(json["start"]["proof"], true);
+    assert_eq!(json["oracle"]["valid"], true, "{json}");
+}
+
 #[test]
 fn bad_problems_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

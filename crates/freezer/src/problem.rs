@@ -239,12 +239,6 @@ impl Problem {
             Ok(p) => p,
             Err(e) => return lines.error(fen_span, format!("the start position is an {e}")),
         };
-        if natural.en_passant().is_some() {
-            return lines.error(
-                fen_span,
-                "a start position with an en-passant square is not supported",
-            );
-        }
         let geo = Geometry::new(natural.board());
         let start: FreezerPosition = match Position::from_natural(&geo, &natural) {
             Ok(p) => p,

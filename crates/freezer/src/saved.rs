@@ -11,7 +11,7 @@
 //! | 4 | version (2) |
 //! | 4 | length `T` of the problem file's text |
 //! | `T` | the problem file's text, UTF-8 (a saved analysis answers only this exact text) |
-//! | 8 | entries per side to move `E` |
+//! | 8 | entries per side to move `E`: the index positions, then the en-passant entries |
 //! | 4 | depth passes |
 //! | 4 | bytes per code `W`: 2 (the wide layout's `u16` codes) or 1 (the narrow layout's bytes) |
 //! | 4 | number of rules `R` (one per man, then captures, then promotions) |
@@ -53,7 +53,7 @@ fn error(path: &Path, what: impl Into<String>) -> FreezeError {
 /// Saves `analysis` of the problem whose file text is `text` to `path`, atomically.
 pub fn save(analysis: &Analysis<'_>, text: &str, path: &Path) -> Result<(), FreezeError> {
     let (hits, depths) = analysis.saved_counts();
-    let entries = analysis.space().size();
+    let entries = analysis.space().entries();
     let mut head = Vec::with_capacity(64 + text.len() + 24 * hits.len());
     head.extend_from_slice(&MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
@@ -181,7 +181,7 @@ pub fn load<'a>(
         return Err(error(path, "trailing bytes"));
     }
     let analysis = Analysis::from_parts(problem, tables, codes, hits, depths)?;
-    if analysis.space().size() != entries {
+    if analysis.space().entries() != entries {
         return Err(error(path, "its index size is not the problem's"));
     }
     Ok(Some(analysis))

@@ -45,9 +45,20 @@
 //! promotion, so the parents of a position are found by moving one man of the side that just
 //! moved back to an empty allowed square (a king, knight or slider along its lines, a pawn one
 //! step back, or two from its fourth rank through an empty square). A parent is a position of
-//! the index whose init found it legal. En passant inside the index is refused before any work
-//! ([`Space::new`]), as a double step answerable by it would lead to a position the index does
-//! not hold.
+//! the index whose init found it legal.
+//!
+//! # En passant
+//!
+//! A double step inside the index that an en-passant capture can answer leads to a position of
+//! its own (Article 9.2): the placement with the en-passant target. The index holds these as
+//! *en-passant entries* after its positions ([`Space::entries`]), a block per double step whose
+//! landing square a pawn of the other side may stand beside, numbered by the other men's
+//! squares. Such an entry is an ordinary node of the game: its moves are its placement's and
+//! the en-passant captures (exits, valued as captures of the pawn taken), [`Analysis::step`]
+//! sends the double step to it, and its un-moves are that double step alone. Every parent of a
+//! position is also listed with its en-passant entries, as they have the same moves; a double
+//! step is not un-moved from a position when the en-passant entry stands for its result.
+//! Entries whose position has no legal en-passant capture are illegal, like any other.
 
 use crate::problem::{FreezerPosition, Outcome, Problem, RuleValue, MAX_MEN};
 use rayon::prelude::*;
@@ -209,7 +220,9 @@ pub struct Silent;
 impl Observer for Silent {}
 
 /// The index: `Σ slot(manᵢ) · strideᵢ`, each man numbered within its allowed squares, the
-/// last man fastest; one array per side to move.
+/// last man fastest; one array per side to move. After the index positions come the
+/// *en-passant entries* (`EpBlock`): positions whose last move was a double step inside the
+/// index that an en-passant capture can answer, each a position of its own (Article 9.2).
 #[derive(Debug, Clone)]
 pub struct Space {
     allowed: Vec<Vec<Sq>>,
@@ -217,6 +230,28 @@ pub struct Space {
     slot: Vec<Vec<u32>>,
     strides: Vec<u64>,
     size: u64,
+    /// The en-passant blocks, in entry order.
+    ep_blocks: Vec<EpBlock>,
+    /// Entries per side to move: the index positions and every en-passant block.
+    entries: u64,
+}
+
+/// The en-passant entries of one double step inside the index: pawn `pawn` from `origin` to
+/// `landing` over `passed`, where a pawn of the other side may stand beside `landing`. One
+/// entry per index position with the pawn on `landing` (the index with that pawn's field left
+/// out), the side that did not move the pawn to move and `passed` the en-passant target; an
+/// entry whose position is not legal with that target (no en-passant capture is legal, or a
+/// square the step passed is taken) is never legal.
+#[derive(Debug, Clone, Copy)]
+struct EpBlock {
+    pawn: usize,
+    origin: Sq,
+    passed: Sq,
+    landing: Sq,
+    /// The block's first entry (at least [`Space::size`]).
+    first: u64,
+    /// Its number of entries: the index size over the pawn's number of squares.
+    len: u64,
 }
 
 const OUTSIDE: u32 = u32::MAX;
@@ -247,52 +282,126 @@ impl Space {
                 s
             })
             .collect();
-        // En passant inside the index: a pawn that may double-step to beside a square an enemy
-        // pawn may use.
+        // En passant inside the index: a block for each double step a pawn may make between two
+        // of its squares to beside a square an enemy pawn may use.
+        let mut ep_blocks = Vec::new();
+        let mut entries = size;
         for (i, p) in problem.men.iter().enumerate() {
             if p.piece != Piece::Pawn {
                 continue;
             }
-            for &a in &p.allowed {
-                if geo.rank(a) != geo.second_rank(p.side) {
+            for &origin in &p.allowed {
+                if geo.rank(origin) != geo.second_rank(p.side) {
                     continue;
                 }
-                let (Some(m), Some(b)) = (geo.ahead(p.side, a, 1), geo.ahead(p.side, a, 2)) else {
+                let (Some(passed), Some(landing)) =
+                    (geo.ahead(p.side, origin, 1), geo.ahead(p.side, origin, 2))
+                else {
                     continue;
                 };
-                let reachable = |s: Sq| allowed[i].contains(&s);
-                if !reachable(m) || !reachable(b) {
+                if !allowed[i].contains(&landing) {
                     continue;
                 }
-                for q in problem
+                let answerable = problem
                     .men
                     .iter()
                     .filter(|q| q.piece == Piece::Pawn && q.side != p.side)
-                {
-                    if q.allowed.iter().any(|&s| {
-                        geo.rank(s) == geo.rank(b) && geo.file(s).abs_diff(geo.file(b)) == 1
-                    }) {
-                        return Err(FreezeError::Unsupported(format!(
-                            "{} may double-step to {} beside squares {} may use: en passant inside the index is not supported yet (restrict one of them)",
-                            problem.man_name(i),
-                            crate::problem::square_name(geo, b),
-                            crate::problem::man_name(q.side, q.piece, geo, q.start),
-                        )));
-                    }
+                    .any(|q| {
+                        q.allowed.iter().any(|&s| {
+                            geo.rank(s) == geo.rank(landing)
+                                && geo.file(s).abs_diff(geo.file(landing)) == 1
+                        })
+                    });
+                if !answerable {
+                    continue;
                 }
+                let len = size / allowed[i].len() as u64;
+                ep_blocks.push(EpBlock {
+                    pawn: i,
+                    origin,
+                    passed,
+                    landing,
+                    first: entries,
+                    len,
+                });
+                entries = entries.checked_add(len).ok_or_else(|| {
+                    FreezeError::TooLarge("more than 2^64 entries per side".into())
+                })?;
             }
+        }
+        if entries > u64::MAX / 4 || usize::try_from(entries).is_err() {
+            return Err(FreezeError::TooLarge(format!(
+                "{entries} entries per side (en-passant entries included)"
+            )));
         }
         Ok(Space {
             allowed,
             slot,
             strides,
             size,
+            ep_blocks,
+            entries,
         })
     }
 
-    /// Entries per side to move.
+    /// Index positions per side to move (without the en-passant entries).
     pub fn size(&self) -> u64 {
         self.size
+    }
+
+    /// Entries per side to move: the index positions, then the en-passant entries.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// The men's squares at entry `entry` (an index position or an en-passant entry), with its
+    /// index position and its en-passant target.
+    #[inline]
+    pub fn decode(&self, entry: u64, out: &mut [Sq]) -> (u64, Option<Sq>) {
+        match self.ep_block(entry) {
+            None => {
+                self.squares(entry, out);
+                (entry, None)
+            }
+            Some(block) => {
+                let index = self.ep_index(block, entry);
+                self.squares(index, out);
+                (index, Some(block.passed))
+            }
+        }
+    }
+
+    /// The block of en-passant entry `entry` (`None` for an index position).
+    fn ep_block(&self, entry: u64) -> Option<&EpBlock> {
+        if entry < self.size {
+            return None;
+        }
+        let k = self.ep_blocks.partition_point(|b| b.first + b.len <= entry);
+        self.ep_blocks.get(k)
+    }
+
+    /// The index position of en-passant entry `entry` of `block`: its number within the block
+    /// is the index with the pawn's field left out.
+    fn ep_index(&self, block: &EpBlock, entry: u64) -> u64 {
+        let i = block.pawn;
+        let stride = self.strides[i];
+        let number = entry - block.first;
+        let (high, low) = (number / stride, number % stride);
+        let landing = u64::from(self.slot[i][usize::from(block.landing)]);
+        (high * self.allowed[i].len() as u64 + landing) * stride + low
+    }
+
+    /// The en-passant entry of index position `index` after pawn `pawn`'s double step to
+    /// `landing` (where it stands in `index`), if the index has such entries.
+    pub fn ep_entry(&self, index: u64, pawn: usize, landing: Sq) -> Option<u64> {
+        let block = self
+            .ep_blocks
+            .iter()
+            .find(|b| b.pawn == pawn && b.landing == landing)?;
+        let stride = self.strides[pawn];
+        let n = self.allowed[pawn].len() as u64;
+        let (high, low) = (index / (stride * n), index % stride);
+        Some(block.first + high * stride + low)
     }
 
     /// The men's squares at `index`.
@@ -614,10 +723,10 @@ impl<'a> Analysis<'a> {
         layout: Layout,
     ) -> Result<Analysis<'a>, FreezeError> {
         let space = Space::new(problem)?;
-        let size = usize::try_from(space.size())
-            .map_err(|_| FreezeError::TooLarge(format!("{} entries per side", space.size())))?;
+        let size = usize::try_from(space.entries())
+            .map_err(|_| FreezeError::TooLarge(format!("{} entries per side", space.entries())))?;
         let rules = problem.men.len() + problem.captures.len() + problem.promotions.len();
-        let layout = layout.resolve(space.size());
+        let layout = layout.resolve(space.entries());
         let (codes, counts) = match layout {
             Layout::Narrow => (
                 Codes::Narrow([0, 1].map(|_| (0..size).map(|_| AtomicU8::new(0)).collect())),
@@ -719,13 +828,15 @@ impl<'a> Analysis<'a> {
         Ok(())
     }
 
-    fn position(&self, squares: &[Sq], x: usize) -> Option<FreezerPosition> {
+    /// The position of the men on `squares`, side `x` to move, en-passant target `ep`, if
+    /// legal (with a target: only if an en-passant capture onto it is legal).
+    fn position(&self, squares: &[Sq], x: usize, ep: Option<Sq>) -> Option<FreezerPosition> {
         let men = self.problem.men.iter().zip(squares).map(|(m, &sq)| Man {
             side: m.side,
             piece: m.piece,
             sq,
         });
-        let p = Position::new(&self.problem.geo, men, side(x), None).ok()?;
+        let p = Position::new(&self.problem.geo, men, side(x), ep).ok()?;
         p.is_legal(&self.problem.geo).then_some(p)
     }
 
@@ -740,7 +851,9 @@ impl<'a> Analysis<'a> {
         self.hits[k][outcome_index(outcome)].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Values the move `mv` of the index position with men on `squares`.
+    /// Values the move `mv` of the position with men on `squares` at index position `index`
+    /// (an en-passant entry's moves are those of its index position, and its en-passant
+    /// captures): a double step an en-passant capture can answer stays in the en-passant entry.
     pub fn step(
         &self,
         pos: &FreezerPosition,
@@ -779,7 +892,14 @@ impl<'a> Analysis<'a> {
             };
         }
         if let Some(piece) = mv.captured {
-            return match self.problem.capture_rule((after, piece), mv.to) {
+            // The captured man's square: an en-passant capture takes the pawn beside.
+            let taken = if mv.en_passant {
+                geo.ahead(after, mv.to, 1)
+                    .expect("an en-passant capture takes a pawn beside")
+            } else {
+                mv.to
+            };
+            return match self.problem.capture_rule((after, piece), taken) {
                 Some((k, rule)) => match rule.value {
                     RuleValue::Lookup => lookup(),
                     RuleValue::Fixed(o) => {
@@ -810,6 +930,19 @@ impl<'a> Analysis<'a> {
             .position(|&s| s == mv.from)
             .expect("a move starts on a man's square");
         match self.space.moved(index, i, mv.from, mv.to) {
+            Some(child)
+                if mv.piece == Piece::Pawn
+                    && geo.rank(mv.from).abs_diff(geo.rank(mv.to)) == 2
+                    && pos.play(geo, mv).en_passant().is_some() =>
+            {
+                // An en-passant capture answers it: the block of this step exists, as the
+                // capturing pawn stands on one of its squares.
+                let entry = self
+                    .space
+                    .ep_entry(child, i, mv.to)
+                    .expect("a double step inside the index that en passant answers has a block");
+                Ok(Step::Stays(entry))
+            }
             Some(child) => Ok(Step::Stays(child)),
             None => fixed(
                 RuleRef::Elsewhere(i),
@@ -821,7 +954,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn init(&mut self, observer: &dyn Observer) -> Result<(), FreezeError> {
-        let size = self.space.size();
+        let size = self.space.entries();
         observer.phase("generating moves", 2 * size);
         let failure: Mutex<Option<FreezeError>> = Mutex::new(None);
         let mut flags = [vec![0u8; size as usize], vec![0u8; size as usize]];
@@ -859,8 +992,8 @@ impl<'a> Analysis<'a> {
         let geo = &self.problem.geo;
         let mut squares = [0 as Sq; MAX_MEN];
         let n = self.problem.men.len();
-        self.space.squares(index, &mut squares[..n]);
-        let Some(pos) = self.position(&squares[..n], x) else {
+        let (index, ep) = self.space.decode(index, &mut squares[..n]);
+        let Some(pos) = self.position(&squares[..n], x, ep) else {
             return Ok((ILLEGAL, 0, 0));
         };
         let mut count: u32 = 0;
@@ -942,27 +1075,86 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// An entry's side-to-move slot, index and the squares of its men.
-    fn unpack(&self, entry: u64) -> (usize, u64, [Sq; MAX_MEN]) {
-        let index = entry >> 1;
+    /// An entry's side-to-move slot, index position, en-passant target and the squares of its
+    /// men.
+    fn unpack(&self, entry: u64) -> (usize, u64, Option<Sq>, [Sq; MAX_MEN]) {
         let mut squares = [0 as Sq; MAX_MEN];
-        self.space
-            .squares(index, &mut squares[..self.problem.men.len()]);
-        ((entry & 1) as usize, index, squares)
+        let (index, ep) = self
+            .space
+            .decode(entry >> 1, &mut squares[..self.problem.men.len()]);
+        ((entry & 1) as usize, index, ep, squares)
     }
 
     /// Calls `visit` with every parent entry of `entry` (index · 2 + side) and the square its
     /// move goes to (where the man stands in `entry`).
+    ///
+    /// An en-passant entry's only parent is the double step that made it. Every other parent
+    /// also comes with its en-passant entries (the same moves and more): those of the pawns of
+    /// the side to move in `entry` that stand where a double step of theirs lands — an entry
+    /// that is no legal position is listed too, and its code says so. A double step that an
+    /// en-passant capture answers leads to the en-passant entry, so an index position does not
+    /// list it.
     fn for_each_parent(&self, entry: u64, mut visit: impl FnMut(u64, Sq)) {
+        let (x, index, ep, squares) = self.unpack(entry);
+        let mover = opponent(side(x));
+        let y = x_of(mover) as u64;
+        if ep.is_some() {
+            let block = self
+                .space
+                .ep_block(entry >> 1)
+                .expect("an en-passant entry has a block");
+            if let Some(p) = self
+                .space
+                .moved(index, block.pawn, block.landing, block.origin)
+            {
+                visit(p << 1 | y, block.landing);
+            }
+            return;
+        }
+        // The double steps of the side to move whose en-passant entries its parents have (at
+        // most one per pawn, the block of the square it stands on).
+        let mut landed = [None; MAX_MEN];
+        let mut count = 0;
+        for b in &self.space.ep_blocks {
+            if self.problem.men[b.pawn].side == side(x) && squares[b.pawn] == b.landing {
+                landed[count] = Some(b);
+                count += 1;
+            }
+        }
+        if count == 0 {
+            self.for_each_unmove(x, index, &squares, |p, at| visit(p << 1 | y, at));
+            return;
+        }
+        self.for_each_unmove(x, index, &squares, |p, at| {
+            visit(p << 1 | y, at);
+            for b in landed[..count].iter().flatten() {
+                let e = self
+                    .space
+                    .ep_entry(p, b.pawn, b.landing)
+                    .expect("a block's pawn on its landing square");
+                visit(e << 1 | y, at);
+            }
+        });
+    }
+
+    /// Calls `visit` with the index position of every un-move of index position `index` (men
+    /// on `squares`, side `x` to move) and the square the man stands on in `index`, leaving out
+    /// a double step that leads to an en-passant entry.
+    #[inline]
+    fn for_each_unmove(
+        &self,
+        x: usize,
+        index: u64,
+        squares: &[Sq; MAX_MEN],
+        mut visit: impl FnMut(u64, Sq),
+    ) {
         let geo = &self.problem.geo;
         let n = self.problem.men.len();
-        let (x, index, squares) = self.unpack(entry);
+        let mover = opponent(side(x));
         let mut occupied = retro_engine::SqSet::EMPTY;
         for &s in &squares[..n] {
             occupied.insert(s);
         }
-        let mover = opponent(side(x));
-        let y = x_of(mover) as u64;
         for (i, m) in self.problem.men.iter().enumerate() {
             if m.side != mover || self.space.allowed[i].len() < 2 {
                 continue;
@@ -970,7 +1162,7 @@ impl<'a> Analysis<'a> {
             let at = squares[i];
             let mut origin = |o: Sq| {
                 if let Some(p) = self.space.moved(index, i, at, o) {
-                    visit(p << 1 | y, at);
+                    visit(p, at);
                 }
             };
             match m.piece {
@@ -1010,7 +1202,17 @@ impl<'a> Analysis<'a> {
                     }
                     origin(one);
                     if let Some(two) = geo.ahead(mover, at, -2) {
-                        if geo.rank(two) == geo.second_rank(mover) && !occupied.contains(two) {
+                        let answered = || {
+                            self.space
+                                .ep_blocks
+                                .iter()
+                                .any(|b| b.pawn == i && b.landing == at)
+                                && self.position(&squares[..n], x, Some(one)).is_some()
+                        };
+                        if geo.rank(two) == geo.second_rank(mover)
+                            && !occupied.contains(two)
+                            && !answered()
+                        {
                             origin(two);
                         }
                     }
@@ -1031,8 +1233,8 @@ impl<'a> Analysis<'a> {
     ) -> Result<bool, FreezeError> {
         let geo = &self.problem.geo;
         let n = self.problem.men.len();
-        let (x, index, squares) = self.unpack(entry);
-        let Some(pos) = self.position(&squares[..n], x) else {
+        let (x, index, ep, squares) = self.unpack(entry);
+        let Some(pos) = self.position(&squares[..n], x, ep) else {
             return Ok(false);
         };
         let mut going = true;
@@ -1081,7 +1283,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn depths(&mut self, observer: &dyn Observer) -> Result<(), FreezeError> {
-        let size = self.space.size();
+        let size = self.space.entries();
         let mut buckets: Vec<Vec<u64>> = Vec::new();
         let seeds: Vec<(u16, u64)> = (0..2usize)
             .flat_map(|x| {
@@ -1184,7 +1386,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn rules(&mut self, observer: &dyn Observer) {
-        let size = self.space.size();
+        let size = self.space.entries();
         let mut frontier: Vec<u64> = (0..2usize)
             .flat_map(|x| {
                 let this = &*self;
@@ -1281,16 +1483,19 @@ impl<'a> Analysis<'a> {
         self.depths
     }
 
-    /// The value of index position `index` with `to_move` to move (`None`: not legal).
+    /// The value of entry `index` (an index position or an en-passant entry) with `to_move` to
+    /// move (`None`: not legal).
     pub fn verdict(&self, to_move: Side, index: u64) -> Option<Verdict> {
         Verdict::from_code(self.code_at(x_of(to_move), index as usize))
     }
 
-    /// The index position of `pos` (its men matched to the problem's, identical men in any
-    /// order), or `None` if it has other men or one stands off its squares.
+    /// The entry of `pos` (its men matched to the problem's, identical men in any order): its
+    /// index position, or with an en-passant target the en-passant entry of that position;
+    /// `None` if it has other men, one stands off its squares, or the index has no en-passant
+    /// entries for its target.
     pub fn index_of(&self, pos: &FreezerPosition) -> Option<u64> {
         let men = pos.men();
-        if men.len() != self.problem.men.len() || pos.en_passant().is_some() {
+        if men.len() != self.problem.men.len() {
             return None;
         }
         let mut used = vec![false; men.len()];
@@ -1323,19 +1528,31 @@ impl<'a> Analysis<'a> {
             }
             false
         }
-        assign(self, 0, men, &mut used, &mut squares).then(|| self.space.index(&squares))?
+        if !assign(self, 0, men, &mut used, &mut squares) {
+            return None;
+        }
+        let index = self.space.index(&squares)?;
+        match pos.en_passant() {
+            None => Some(index),
+            Some(target) => {
+                let mover = opponent(pos.side_to_move());
+                let landing = self.problem.geo.ahead(mover, target, 1)?;
+                let pawn = squares.iter().position(|&s| s == landing)?;
+                self.space.ep_entry(index, pawn, landing)
+            }
+        }
     }
 
-    /// The position at `index` with `to_move` to move, if legal.
+    /// The position at entry `index` with `to_move` to move, if legal.
     pub fn position_at(&self, to_move: Side, index: u64) -> Option<FreezerPosition> {
         let n = self.problem.men.len();
         let mut squares = [0 as Sq; MAX_MEN];
-        self.space.squares(index, &mut squares[..n]);
-        self.position(&squares[..n], x_of(to_move))
+        let (_, ep) = self.space.decode(index, &mut squares[..n]);
+        self.position(&squares[..n], x_of(to_move), ep)
     }
 
-    /// Every legal move of the index position, with how it is valued and the value it has for
-    /// the side making it, best first (ties in the order moves are generated).
+    /// Every legal move of entry `index`, with how it is valued and the value it has for the
+    /// side making it, best first (ties in the order moves are generated).
     pub fn rated_moves(
         &self,
         to_move: Side,
@@ -1344,14 +1561,14 @@ impl<'a> Analysis<'a> {
         let geo = &self.problem.geo;
         let n = self.problem.men.len();
         let mut squares = [0 as Sq; MAX_MEN];
-        self.space.squares(index, &mut squares[..n]);
-        let Some(pos) = self.position(&squares[..n], x_of(to_move)) else {
+        let (base, ep) = self.space.decode(index, &mut squares[..n]);
+        let Some(pos) = self.position(&squares[..n], x_of(to_move), ep) else {
             return Ok(Vec::new());
         };
         let mut moves = Vec::new();
         let mut failure = None;
         pos.for_each_legal_move(geo, None, |mv| {
-            match self.step(&pos, &squares[..n], index, &mv) {
+            match self.step(&pos, &squares[..n], base, &mv) {
                 Ok(step) => {
                     let after = match step {
                         Step::Stays(child) => self
@@ -1542,6 +1759,11 @@ mod tests {
         }
     }
 
+    /// 4x6: a white pawn on b2-b5 and a black one on c3-c5, each able to double-step to beside
+    /// the other's squares (en-passant entries both ways), free kings, captures looked up in
+    /// KPvK, promotions counted as wins for White.
+    const EN_PASSANT_PROBLEM: &str = "fen = \"3k/2p1/4/4/1P2/K3 w - - 0 1\"\n[[man]]\non = \"b2\"\nsquares = [\"b2-b5\"]\nelsewhere = \"win\"\n[[man]]\non = \"c5\"\nsquares = [\"c3-c5\"]\nelsewhere = \"loss\"\n[[promotion]]\nvalue = \"win\"\n";
+
     /// The values of every legal entry by their definition, solved naively from the moves
     /// [`Analysis::step`] values: depth by depth (a win in `k` has a move to a loss in `k − 1`;
     /// a loss in `k` has only moves to wins of at most `k − 1` plies, exits included), then
@@ -1555,15 +1777,15 @@ mod tests {
         let problem = a.problem;
         let geo = &problem.geo;
         let n = problem.men.len();
-        let size = a.space.size() as usize;
+        let size = a.space.entries() as usize;
         let mut moves: Vec<Option<Vec<Out>>> = Vec::with_capacity(2 * size);
         let mut values: Vec<Option<Verdict>> = vec![None; 2 * size];
         let mut deepest_exit = 0;
         for (e, value) in values.iter_mut().enumerate() {
-            let (index, x) = ((e >> 1) as u64, e & 1);
+            let (entry, x) = ((e >> 1) as u64, e & 1);
             let mut squares = [0 as Sq; MAX_MEN];
-            a.space.squares(index, &mut squares[..n]);
-            let Some(pos) = a.position(&squares[..n], x) else {
+            let (index, ep) = a.space.decode(entry, &mut squares[..n]);
+            let Some(pos) = a.position(&squares[..n], x, ep) else {
                 moves.push(None);
                 continue;
             };
@@ -1671,6 +1893,7 @@ mod tests {
             "fen = \"k3/1p2/4/4/N3/K3 b - - 0 1\"\n[[capture]]\nvalue = \"loss\"\n[[promotion]]\nvalue = \"loss\"\n",
             // 4x5: king and pawn against king, promotions looked up (a knight's draws too).
             "fen = \"4/2k1/4/1P2/K3 w - - 0 1\"\n",
+            EN_PASSANT_PROBLEM,
         ];
         let dir = tempfile::tempdir().unwrap();
         for text in problems {
@@ -1710,31 +1933,41 @@ mod tests {
             "fen = \"k3/1p2/4/4/N3/K3 b - - 0 1\"\n[[capture]]\nvalue = \"loss\"\n[[promotion]]\nvalue = \"loss\"\n",
             // 4x6: queen kept to the light squares against a king.
             "fen = \"k3/4/4/4/4/KQ2 w - - 0 1\"\n[[man]]\non = \"b1\"\nsquares = [\"light\"]\nelsewhere = \"loss\"\n[[capture]]\nvalue = \"draw\"\n",
+            EN_PASSANT_PROBLEM,
         ];
         for text in problems {
             let problem = Problem::parse(text).expect(text);
             let tables = Tablebase::new(problem.geo.board(), std::env::temp_dir());
             let a = Analysis::unsolved(&problem, &tables, Layout::Wide).unwrap();
-            let size = a.space.size();
+            let size = a.space.entries();
             let n = problem.men.len();
             let mut edges = HashSet::new();
             let mut legal = HashSet::new();
             for x in 0..2 {
-                for index in 0..size {
+                for entry in 0..size {
                     let mut squares = [0 as Sq; MAX_MEN];
-                    a.space.squares(index, &mut squares[..n]);
-                    let Some(pos) = a.position(&squares[..n], x) else {
+                    let (index, ep) = a.space.decode(entry, &mut squares[..n]);
+                    let Some(pos) = a.position(&squares[..n], x, ep) else {
                         continue;
                     };
-                    legal.insert(index << 1 | x as u64);
+                    legal.insert(entry << 1 | x as u64);
                     pos.for_each_legal_move(&problem.geo, None, |mv| {
                         if let Ok(Step::Stays(child)) = a.step(&pos, &squares[..n], index, &mv) {
-                            edges.insert((index << 1 | x as u64, child << 1 | (1 - x) as u64));
+                            edges.insert((entry << 1 | x as u64, child << 1 | (1 - x) as u64));
                         }
                     });
                 }
             }
             assert!(edges.len() > 1000, "{text}: {} moves", edges.len());
+            if text == EN_PASSANT_PROBLEM {
+                // Double steps into en-passant entries, and moves out of them, both ways.
+                let ep = |e: u64| e >> 1 >= a.space.size();
+                for x in 0..2u64 {
+                    let into = edges.iter().filter(|(p, c)| p & 1 == x && ep(*c)).count();
+                    let out = edges.iter().filter(|(p, _)| p & 1 == x && ep(*p)).count();
+                    assert!(into > 0 && out > 0, "side {x}: {into} into, {out} out of");
+                }
+            }
             let mut found = HashSet::new();
             for &child in &legal {
                 a.for_each_parent(child, |parent, _| {

@@ -33,7 +33,7 @@ fn build(dir: &Path, materials: &[Material]) {
 /// Every value with a depth is a value of chess with at most that depth: the winner's wins
 /// hold, the loser's losses hold. Returns (Freezer wins, table wins) with White to move.
 fn check_against_table(analysis: &Analysis<'_>, table: &Tablebase) -> (u64, u64) {
-    let size = analysis.space().size();
+    let size = analysis.space().entries();
     let mut wins = (0, 0);
     for side in [Side::White, Side::Black] {
         for index in 0..size {
@@ -136,6 +136,16 @@ fn kbnk_without_the_centre() {
     );
 }
 
+/// The table's value of `pos` as the verdict an unrestricted index must give it.
+fn table_verdict(tables: &Tablebase, pos: &retro_freezer::FreezerPosition) -> Verdict {
+    match tables.value(pos).unwrap() {
+        Value::Win(n) => Verdict::Win(Some(n)),
+        Value::Loss(n) => Verdict::Loss(Some(n)),
+        Value::Draw => Verdict::Draw,
+        Value::Illegal => panic!("an index position the table calls illegal"),
+    }
+}
+
 /// The narrow layout (a byte per entry and side) gives every entry the value `wide` gives it.
 fn narrow_agrees<'a>(
     problem: &'a Problem,
@@ -146,7 +156,7 @@ fn narrow_agrees<'a>(
     assert_eq!(narrow.layout(), Layout::Narrow);
     assert_eq!(narrow.depth_passes(), wide.depth_passes());
     for side in [Side::White, Side::Black] {
-        for index in 0..wide.space().size() {
+        for index in 0..wide.space().entries() {
             assert_eq!(
                 narrow.verdict(side, index),
                 wide.verdict(side, index),
@@ -285,12 +295,7 @@ fn an_unrestricted_problem_is_its_table() {
             let Some(pos) = analysis.position_at(side, index) else {
                 continue;
             };
-            let expected = match tables.value(&pos).unwrap() {
-                Value::Win(n) => Verdict::Win(Some(n)),
-                Value::Loss(n) => Verdict::Loss(Some(n)),
-                Value::Draw => Verdict::Draw,
-                Value::Illegal => panic!("an index position the table calls illegal"),
-            };
+            let expected = table_verdict(&tables, &pos);
             assert_eq!(
                 analysis.verdict(side, index),
                 Some(expected),
@@ -300,6 +305,47 @@ fn an_unrestricted_problem_is_its_table() {
         }
     }
     assert!(compared > 300_000, "{compared}");
+}
+
+/// En passant inside the index: an unrestricted KPvKP on 6x6, every exit looked up, equals its
+/// table position by position, depths included — the positions whose last move was a double
+/// step that an en-passant capture answers (the index's en-passant entries) among them, each
+/// against the table's value of that position with its en-passant target.
+#[test]
+fn an_unrestricted_problem_with_en_passant_is_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let problem = Problem::parse("fen = \"3k2/2p3/6/6/3P2/3K2 w - - 0 1\"\n").unwrap();
+    let board = problem.geo.board();
+    let mut needed = tables_needed(&problem).unwrap();
+    needed.push(Material::parse("KPvKP").unwrap());
+    Builder::new(board, dir.path())
+        .build(&needed, &retro_gen::Silent)
+        .unwrap();
+    let tables = Tablebase::new(board, dir.path());
+    let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
+    narrow_agrees(&problem, &tables, &analysis);
+    let space = analysis.space();
+    assert!(space.entries() > space.size());
+    let (mut compared, mut with_target) = (0, 0);
+    for side in [Side::White, Side::Black] {
+        for index in 0..space.entries() {
+            let Some(pos) = analysis.position_at(side, index) else {
+                continue;
+            };
+            assert_eq!(pos.en_passant().is_some(), index >= space.size());
+            let expected = table_verdict(&tables, &pos);
+            assert_eq!(
+                analysis.verdict(side, index),
+                Some(expected),
+                "{side:?} {index}"
+            );
+            assert_eq!(analysis.index_of(&pos), Some(index));
+            compared += 1;
+            with_target += u64::from(pos.en_passant().is_some());
+        }
+    }
+    eprintln!("{compared} positions compared, {with_target} with an en-passant target");
+    assert!(with_target > 1_000, "{with_target}");
 }
 
 /// Section 3.1's shape: six men, the f4 and f5 pawns blocked, every capture looked up in a

@@ -233,7 +233,7 @@ impl Analysis<'_> {
     /// Mates, stalemates, illegal entries, exits into losses of the opponent; returns the
     /// deepest depth written.
     fn narrow_init(&self, observer: &dyn Observer) -> Result<u32, FreezeError> {
-        observer.phase("generating moves", 2 * self.space.size());
+        observer.phase("generating moves", 2 * self.space.entries());
         let deepest = AtomicU32::new(0);
         let failure = Failure::new();
         self.scan(&failure, observer, |entry, cell| {
@@ -260,7 +260,7 @@ impl Analysis<'_> {
 
     /// The depth phase, a scan per depth; returns the number of scans.
     fn narrow_depths(&self, deepest: u32, observer: &dyn Observer) -> Result<u32, FreezeError> {
-        observer.phase("retrograde, by depth", 2 * self.space.size());
+        observer.phase("retrograde, by depth", 2 * self.space.entries());
         let deepest = AtomicU32::new(deepest);
         let failure = Failure::new();
         let mut d = 0;
@@ -339,7 +339,7 @@ impl Analysis<'_> {
 
     /// The rule phase: a full check of every undecided entry, then rounds of retrograde visits.
     fn narrow_rules(&self, observer: &dyn Observer) -> Result<(), FreezeError> {
-        observer.phase("retrograde, by rule", 2 * self.space.size());
+        observer.phase("retrograde, by rule", 2 * self.space.entries());
         let failure = Failure::new();
         self.scan(&failure, observer, |entry, cell| {
             let now = cell.load(Ordering::Relaxed);
