@@ -404,7 +404,8 @@ impl Space {
         Some(block.first + high * stride + low)
     }
 
-    /// The men's squares at `index`.
+    /// The men's squares at index position `index` (below [`Space::size`]; an en-passant entry
+    /// is read with [`Space::decode`]).
     pub fn squares(&self, mut index: u64, out: &mut [Sq]) {
         for i in (0..self.allowed.len()).rev() {
             let n = self.allowed[i].len() as u64;
