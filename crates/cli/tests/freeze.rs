@@ -140,6 +140,38 @@ fn en_passant_positions_are_solved_probed_and_saved() {
     assert_eq!(json["start"]["value"], "win");
     assert_eq!(json["start"]["proof"], true);
     assert_eq!(json["oracle"]["valid"], true, "{json}");
+
+    // A start position after e2-e4 is one of the en-passant entries; with the pawn kept off
+    // e2 no double step inside the index gives it, which is a clear error before any work.
+    let text = std::fs::read_to_string(problem).unwrap().replace(
+        "fen = \"4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1\"",
+        &format!("fen = \"{probe}\""),
+    );
+    let after = text.replace("on = \"e2\"", "on = \"e4\"");
+    let held = dir.path().join("after-e4.toml");
+    std::fs::write(&held, &after).unwrap();
+    let out = retro_with_tables(
+        &[
+            "freeze",
+            held.to_str().unwrap(),
+            "--format",
+            "json",
+            "--quiet",
+        ],
+        &tables,
+    );
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+    assert_eq!(json["start"]["fen"], probe);
+    let not_held = dir.path().join("not-held.toml");
+    std::fs::write(&not_held, after.replace("[\"e2-e4\"]", "[\"e3-e4\"]")).unwrap();
+    let out = retro_with_tables(&["freeze", not_held.to_str().unwrap(), "--quiet"], &tables);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("en-passant square e3"),
+        "{}",
+        stderr_text(&out)
+    );
 }
 
 #[test]

@@ -329,6 +329,20 @@ impl Space {
                 })?;
             }
         }
+        // A start position with an en-passant target must be one of the en-passant entries.
+        if let Some(target) = problem.start.en_passant() {
+            let mover = opponent(problem.start.side_to_move());
+            let landing = geo.ahead(mover, target, 1);
+            let held = ep_blocks.iter().any(|b: &EpBlock| {
+                Some(b.landing) == landing && problem.men[b.pawn].start == b.landing
+            });
+            if !held {
+                return Err(FreezeError::Unsupported(format!(
+                    "the start position's en-passant square {} follows a double step the index does not hold: the pawn must be allowed both the square it came from and the one it stands on, and an enemy pawn the square beside",
+                    crate::problem::square_name(geo, target)
+                )));
+            }
+        }
         if entries > u64::MAX / 4 || usize::try_from(entries).is_err() {
             return Err(FreezeError::TooLarge(format!(
                 "{entries} entries per side (en-passant entries included)"
