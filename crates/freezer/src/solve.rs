@@ -269,9 +269,6 @@ impl Space {
                 .checked_mul(allowed[i].len() as u64)
                 .ok_or_else(|| FreezeError::TooLarge("more than 2^64 entries per side".into()))?;
         }
-        if size > u64::MAX / 4 || usize::try_from(size).is_err() {
-            return Err(FreezeError::TooLarge(format!("{size} entries per side")));
-        }
         let slot = allowed
             .iter()
             .map(|squares| {
@@ -344,8 +341,12 @@ impl Space {
             }
         }
         if entries > u64::MAX / 4 || usize::try_from(entries).is_err() {
+            let of_which = match entries - size {
+                0 => String::new(),
+                ep => format!(" ({ep} of them en-passant entries)"),
+            };
             return Err(FreezeError::TooLarge(format!(
-                "{entries} entries per side (en-passant entries included)"
+                "{entries} entries per side{of_which}"
             )));
         }
         Ok(Space {
@@ -408,14 +409,24 @@ impl Space {
     /// The en-passant entry of index position `index` after pawn `pawn`'s double step to
     /// `landing` (where it stands in `index`), if the index has such entries.
     pub fn ep_entry(&self, index: u64, pawn: usize, landing: Sq) -> Option<u64> {
-        let block = self
-            .ep_blocks
+        self.ep_block_of(pawn, landing)
+            .map(|block| self.ep_entry_in(block, index))
+    }
+
+    /// The block of pawn `pawn`'s double step to `landing`, if the index has one.
+    fn ep_block_of(&self, pawn: usize, landing: Sq) -> Option<&EpBlock> {
+        self.ep_blocks
             .iter()
-            .find(|b| b.pawn == pawn && b.landing == landing)?;
-        let stride = self.strides[pawn];
-        let n = self.allowed[pawn].len() as u64;
+            .find(|b| b.pawn == pawn && b.landing == landing)
+    }
+
+    /// The entry of `block` for index position `index` (its pawn on the block's landing
+    /// square): the index with that pawn's field left out, after the block's first entry.
+    fn ep_entry_in(&self, block: &EpBlock, index: u64) -> u64 {
+        let stride = self.strides[block.pawn];
+        let n = self.allowed[block.pawn].len() as u64;
         let (high, low) = (index / (stride * n), index % stride);
-        Some(block.first + high * stride + low)
+        block.first + high * stride + low
     }
 
     /// The men's squares at index position `index` (below [`Space::size`]; an en-passant entry
@@ -1143,11 +1154,7 @@ impl<'a> Analysis<'a> {
         self.for_each_unmove(x, index, &squares, |p, at| {
             visit(p << 1 | y, at);
             for b in landed[..count].iter().flatten() {
-                let e = self
-                    .space
-                    .ep_entry(p, b.pawn, b.landing)
-                    .expect("a block's pawn on its landing square");
-                visit(e << 1 | y, at);
+                visit(self.space.ep_entry_in(b, p) << 1 | y, at);
             }
         });
     }
@@ -1218,10 +1225,7 @@ impl<'a> Analysis<'a> {
                     origin(one);
                     if let Some(two) = geo.ahead(mover, at, -2) {
                         let answered = || {
-                            self.space
-                                .ep_blocks
-                                .iter()
-                                .any(|b| b.pawn == i && b.landing == at)
+                            self.space.ep_block_of(i, at).is_some()
                                 && self.position(&squares[..n], x, Some(one)).is_some()
                         };
                         if geo.rank(two) == geo.second_rank(mover)

@@ -857,7 +857,8 @@ fn solve<const N: usize>(
                 [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
             })
         });
-        // The slots of each side neither met by an earlier pass nor lost in `depth`.
+        // By side, the slots met by the passes before this depth: the second side's choice
+        // must not count the first side's losses of this pass as met.
         let met_before = met;
         // One side at a time: its table is scanned while only the other side's is written.
         for x in 0..2 {
