@@ -115,7 +115,6 @@ fn kqkr_on_4x4_matches_the_reference_solver() {
 }
 
 #[test]
-#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn kqkr_on_5x5_matches_the_reference_solver() {
     compare_with_reference("KQvKR", (5, 5));
 }
@@ -367,10 +366,8 @@ fn fast_core_equals_reference_core_on_8x8() {
 }
 
 // Pawns: pushes, double steps, en passant, promotion to each piece with and without a capture,
-// on boards with room for a double step (at least 4 ranks), one test per case. CI runs one
-// comparison per rule (KPvK on three boards, en passant in KPvKP on 3×5, a capture of the pawn in
-// KRvKP, two pawns in KPPvK); the ignored ones complete every material of up to 4 men and take
-// some minutes more.
+// on boards with room for a double step (at least 4 ranks), one test per case: every material of
+// up to 4 men with pawns.
 
 #[test]
 fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
@@ -380,7 +377,6 @@ fn kpk_on_4x4_4x5_and_5x5_matches_the_reference_solver() {
 }
 
 #[test]
-#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn kpkp_on_4x4_matches_the_reference_solver() {
     // Both sides' pawns; a double step promotes on 4 ranks, so no en passant.
     compare_with_reference("KPvKP", (4, 4));
@@ -403,13 +399,11 @@ fn kppk_on_4x4_matches_the_reference_solver() {
 }
 
 #[test]
-#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn knkp_on_4x5_matches_the_reference_solver() {
     compare_with_reference("KNvKP", (4, 5));
 }
 
 #[test]
-#[ignore = "longer checks (README): cargo test --release -p retro-gen -- --ignored"]
 fn the_other_four_man_pawn_materials_on_4x4_match_the_reference_solver() {
     // With KPvK, KPPvK, KPvKP, KRvKP and KNvKP above: every material of up to 4 men with
     // pawns, promotions into every piece's tables.
