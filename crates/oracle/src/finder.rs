@@ -2,7 +2,7 @@
 //! root — one move at each friend node, every move at each foe node, a position once — choosing
 //! among the moves that keep the goal the ones that keep the oracle small.
 //!
-//! Owns: [`Oracle`], [`Heuristic`], [`grow`], [`find_oracle`], [`FindReport`].
+//! Owns: [`Oracle`], [`Heuristic`], [`Seam`], [`grow`], [`find_oracle`], [`FindReport`].
 //!
 //! A friend move keeps the goal when the position it reaches is worth the goal ([`Knowledge`]); for
 //! goal *win* it must also reach a win in fewer plies than the position's own, so every path
@@ -11,8 +11,8 @@
 //! node), one in the best oracle of an earlier round, few friend men on squares they have not
 //! used yet, the friend side's last move taken back (the bare king shuttling between two
 //! squares), for goal *not lose* the friend king waiting on a 2×2 block on the square of the foe
-//! king's colour class ([`Heuristic::Parity`]), few positions not yet in the oracle among the
-//! foe's replies, the quickest win.
+//! king's colour class, counted one line over beyond a [`Seam`] ([`Heuristic::Parity`]), few
+//! positions not yet in the oracle among the foe's replies, the quickest win.
 //! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
 //! one's positions, while that makes it smaller, then searches locally.
 
@@ -80,11 +80,43 @@ pub enum Heuristic {
     /// even distance apart), then the king near the block, then few new foe replies. A waiting
     /// king that always has a move: the foe king's class changes with each of its moves, and the
     /// block holds one square of each class, all adjacent to each other and none adjacent to a
-    /// foe king of its class. For goal *not lose*, one per block near the friend king's square.
+    /// foe king of its class. Beyond a [`Seam`] the class counts one rank (or file) over, which
+    /// keeps the foe king's class changing with each move and lets the friend king start in step
+    /// from a square next to the block's wrong one. For goal *not lose*, one per block near the
+    /// friend king's square and seam.
     Parity {
         /// The block's lower left square: file, rank.
         corner: (u8, u8),
+        /// Where the foe king's class is counted one line over.
+        seam: Seam,
     },
+}
+
+/// A line across the board beyond which [`Heuristic::Parity`] counts the foe king's class one
+/// line over: the class of a foe king on file `f ≥ k` (for `File(k)`) is that of the square one
+/// rank up, and likewise on rank `r ≥ k` (for `Rank(k)`) of the square one file right. Two
+/// adjacent squares on either side of the seam still have different classes (their files, or
+/// their ranks, differ in parity), so the waiting king still always has a square to step to;
+/// the seam only chooses which block square answers which foe square.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seam {
+    /// The plain colour classes everywhere.
+    None,
+    /// Ranks counted one over on files from this one on.
+    File(u8),
+    /// Files counted one over on ranks from this one on.
+    Rank(u8),
+}
+
+impl Seam {
+    /// The file and rank offsets (0 or 1) the foe king's class takes on `square`.
+    fn offset(self, square: Square) -> (u8, u8) {
+        match self {
+            Seam::File(k) if square.file >= k => (0, 1),
+            Seam::Rank(k) if square.rank >= k => (1, 0),
+            _ => (0, 0),
+        }
+    }
 }
 
 impl Heuristic {
@@ -99,7 +131,7 @@ impl Heuristic {
 
     /// The heuristics tried from `root`: [`Heuristic::ALL`], and for goal *not lose*
     /// [`Heuristic::Parity`] on every 2×2 block of the board that holds the friend king's
-    /// square or one next to it.
+    /// square or one next to it, with every seam.
     pub fn for_root(root: &Position, friend: Side, goal: Goal) -> Vec<Heuristic> {
         let mut all = Heuristic::ALL.to_vec();
         let king = root
@@ -111,9 +143,13 @@ impl Heuristic {
             for file in king.file.saturating_sub(2)..=king.file.saturating_add(1) {
                 for rank in king.rank.saturating_sub(2)..=king.rank.saturating_add(1) {
                     if file + 1 < board.files() && rank + 1 < board.ranks() {
-                        all.push(Heuristic::Parity {
+                        let seams = std::iter::once(Seam::None)
+                            .chain((1..board.files()).map(Seam::File))
+                            .chain((1..board.ranks()).map(Seam::Rank));
+                        all.extend(seams.map(|seam| Heuristic::Parity {
                             corner: (file, rank),
-                        });
+                            seam,
+                        }));
                     }
                 }
             }
@@ -129,8 +165,13 @@ impl Heuristic {
             Heuristic::FewReplies => "few-replies".into(),
             Heuristic::Guarding => "guarding".into(),
             Heuristic::Shuttle => "shuttle".into(),
-            Heuristic::Parity { corner } => {
-                format!("parity-{}", Square::new(corner.0, corner.1))
+            Heuristic::Parity { corner, seam } => {
+                let block = Square::new(corner.0, corner.1);
+                match seam {
+                    Seam::None => format!("parity-{block}"),
+                    Seam::File(k) => format!("parity-{block}-seam-file-{}", char::from(b'a' + k)),
+                    Seam::Rank(k) => format!("parity-{block}-seam-rank-{}", k + 1),
+                }
             }
         }
     }
@@ -144,8 +185,8 @@ fn friend_squares(p: &Position, friend: Side) -> impl Iterator<Item = Square> + 
 
 /// How far the friend king of `p` stands from the 2×2 block with lower left square `corner`
 /// (0 inside it), and whether it stands on the block's square of the foe king's colour class
-/// (files and ranks both an even distance apart).
-fn parity_place(p: &Position, friend: Side, corner: (u8, u8)) -> (u32, bool) {
+/// (files and ranks both an even distance apart, counted over `seam`).
+fn parity_place(p: &Position, friend: Side, corner: (u8, u8), seam: Seam) -> (u32, bool) {
     let king = |side| {
         p.men()
             .find(|&(_, man)| man == (side, retro_rules::Piece::King))
@@ -156,7 +197,9 @@ fn parity_place(p: &Position, friend: Side, corner: (u8, u8)) -> (u32, bool) {
     };
     let off = |x: u8, lo: u8| u32::from(lo.saturating_sub(x).max(x.saturating_sub(lo + 1)));
     let distance = off(own.file, corner.0).max(off(own.rank, corner.1));
-    let same_class = (own.file ^ foe.file) & 1 == 0 && (own.rank ^ foe.rank) & 1 == 0;
+    let (file_over, rank_over) = seam.offset(foe);
+    let same_class =
+        (own.file ^ foe.file ^ file_over) & 1 == 0 && (own.rank ^ foe.rank ^ rank_over) & 1 == 0;
     (distance, distance == 0 && same_class)
 }
 
@@ -312,8 +355,8 @@ pub fn grow(
                     let back = last.is_some_and(|(from, to)| mv.from == to && mv.to == from);
                     (reuse, earlier, u32::from(!back), squares, replies)
                 }
-                Heuristic::Parity { corner } => {
-                    let (distance, placed) = parity_place(q, friend, corner);
+                Heuristic::Parity { corner, seam } => {
+                    let (distance, placed) = parity_place(q, friend, corner, seam);
                     (reuse, earlier, u32::from(!placed), distance, replies)
                 }
             };
@@ -400,7 +443,17 @@ pub fn find_oracle(
             .as_ref()
             .map(|(o, _)| o.choices.keys().cloned().collect());
         let before = best.as_ref().map_or(usize::MAX, |(o, _)| o.len());
-        for &heuristic in &heuristics {
+        // The waiting king's blocks and seams are many; after the first round only the best of
+        // them grows again.
+        let this_round: Vec<Heuristic> = match &best {
+            None => heuristics.clone(),
+            Some((_, best_heuristic)) => heuristics
+                .iter()
+                .copied()
+                .filter(|h| !matches!(h, Heuristic::Parity { .. }) || h == best_heuristic)
+                .collect(),
+        };
+        for &heuristic in &this_round {
             let oracle = grow(judge, root, heuristic, prior.as_ref(), None, limit)?;
             attempts.push((round, heuristic, oracle.len()));
             if best.as_ref().is_none_or(|(b, _)| oracle.len() < b.len()) {
@@ -503,7 +556,19 @@ mod tests {
             Heuristic::for_root(p, Side::White, goal)
                 .into_iter()
                 .filter_map(|h| match h {
-                    Heuristic::Parity { corner } => Some(corner),
+                    Heuristic::Parity {
+                        corner,
+                        seam: Seam::None,
+                    } => Some(corner),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        let seams = |p: &Position| {
+            Heuristic::for_root(p, Side::White, Goal::NotLose)
+                .into_iter()
+                .filter_map(|h| match h {
+                    Heuristic::Parity { seam, .. } => Some(seam),
                     _ => None,
                 })
                 .collect::<Vec<_>>()
@@ -515,6 +580,11 @@ mod tests {
         assert!(blocks(&corner_king, Goal::Win).is_empty());
         let central = position("8/8/8/8/3K4/8/8/7k w - - 0 1");
         assert_eq!(blocks(&central, Goal::NotLose).len(), 16);
+        // Each block with no seam and a seam on each of the 7 lines between files and the 7
+        // between ranks.
+        assert_eq!(seams(&corner_king).len(), 4 * 15);
+        assert!(seams(&corner_king).contains(&Seam::File(7)));
+        assert!(seams(&corner_king).contains(&Seam::Rank(1)));
     }
 
     /// The king is placed when it stands in the block on the foe king's colour class.
@@ -522,10 +592,25 @@ mod tests {
     fn parity_place_measures_the_block_and_the_class() {
         // White's king on b1, Black's on h1: files 1 and 7, ranks 0 and 0.
         let p = position("8/8/8/8/8/8/8/1K5k b - - 0 1");
-        assert_eq!(parity_place(&p, Side::White, (1, 0)), (0, true));
-        assert_eq!(parity_place(&p, Side::White, (0, 0)), (0, true));
-        assert_eq!(parity_place(&p, Side::White, (3, 2)), (2, false));
+        assert_eq!(parity_place(&p, Side::White, (1, 0), Seam::None), (0, true));
+        assert_eq!(parity_place(&p, Side::White, (0, 0), Seam::None), (0, true));
+        assert_eq!(
+            parity_place(&p, Side::White, (3, 2), Seam::None),
+            (2, false)
+        );
         let other_class = position("8/8/8/8/8/8/8/2K4k b - - 0 1");
-        assert_eq!(parity_place(&other_class, Side::White, (1, 0)), (0, false));
+        assert_eq!(
+            parity_place(&other_class, Side::White, (1, 0), Seam::None),
+            (0, false)
+        );
+        // Beyond a seam on the e-file, Black's h1 king counts as the class of h2: b2's, not
+        // b1's.
+        let seam = Seam::File(4);
+        assert_eq!(parity_place(&p, Side::White, (1, 0), seam), (0, false));
+        let b2 = position("8/8/8/8/8/8/1K6/7k b - - 0 1");
+        assert_eq!(parity_place(&b2, Side::White, (1, 0), seam), (0, true));
+        // Before the seam nothing changes: Black's d1 king has b1's class.
+        let d1 = position("8/8/8/8/8/8/8/1K1k4 b - - 0 1");
+        assert_eq!(parity_place(&d1, Side::White, (1, 0), seam), (0, true));
     }
 }

@@ -12,7 +12,7 @@ pub mod judge;
 pub mod player;
 pub mod reminder;
 
-pub use finder::{find_oracle, FindReport, FindSettings, Oracle};
+pub use finder::{find_oracle, FindReport, FindSettings, Heuristic, Oracle, Seam};
 pub use judge::{Judge, Knowledge, Moves, Worth};
 pub use player::Player;
 pub use retro_format::oracle::Goal;
