@@ -60,7 +60,7 @@ fn bare_kings_hold_the_draw() {
     assert_eq!(report.friend_nodes + report.foe_nodes, size, "no leaves");
     // The seed's figure for a king shuttling between two squares is 216 nodes; the finder's
     // best, a king waiting on b2, c2, b3, c3 in step with the other king's colour class (counted
-    // one rank over beyond the e-file), is 221 (the README says why it stays above 216). A
+    // one rank over from the d-file on), is 221 (the README says why it stays above 216). A
     // regression guard for the finder, far below the 7,224 legal positions of both sides to
     // move:
     assert!(size <= 221, "{size} nodes");
