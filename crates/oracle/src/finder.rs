@@ -552,25 +552,21 @@ mod tests {
     #[test]
     fn parity_blocks_surround_the_friend_king() {
         let corner_king = position("8/8/8/8/8/8/8/K6k w - - 0 1");
-        let blocks = |p: &Position, goal| {
+        // Every waiting-king heuristic tried: its block and seam.
+        let parities = |p: &Position, goal| {
             Heuristic::for_root(p, Side::White, goal)
                 .into_iter()
                 .filter_map(|h| match h {
-                    Heuristic::Parity {
-                        corner,
-                        seam: Seam::None,
-                    } => Some(corner),
+                    Heuristic::Parity { corner, seam } => Some((corner, seam)),
                     _ => None,
                 })
                 .collect::<Vec<_>>()
         };
-        let seams = |p: &Position| {
-            Heuristic::for_root(p, Side::White, Goal::NotLose)
+        let blocks = |p: &Position, goal| {
+            parities(p, goal)
                 .into_iter()
-                .filter_map(|h| match h {
-                    Heuristic::Parity { seam, .. } => Some(seam),
-                    _ => None,
-                })
+                .filter(|&(_, seam)| seam == Seam::None)
+                .map(|(corner, _)| corner)
                 .collect::<Vec<_>>()
         };
         assert_eq!(
@@ -582,9 +578,13 @@ mod tests {
         assert_eq!(blocks(&central, Goal::NotLose).len(), 16);
         // Each block with no seam and a seam on each of the 7 lines between files and the 7
         // between ranks.
-        assert_eq!(seams(&corner_king).len(), 4 * 15);
-        assert!(seams(&corner_king).contains(&Seam::File(7)));
-        assert!(seams(&corner_king).contains(&Seam::Rank(1)));
+        let seams: Vec<Seam> = parities(&corner_king, Goal::NotLose)
+            .into_iter()
+            .map(|(_, seam)| seam)
+            .collect();
+        assert_eq!(seams.len(), 4 * 15);
+        assert!(seams.contains(&Seam::File(7)));
+        assert!(seams.contains(&Seam::Rank(1)));
     }
 
     /// The king is placed when it stands in the block on the foe king's colour class.
