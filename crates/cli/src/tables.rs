@@ -91,8 +91,13 @@ impl Observer for Bars {
             "kept (file present and intact)".to_string()
         } else {
             format!(
-                "built in {:.2} s ({:.2} s generating moves)",
-                report.seconds, report.init_seconds
+                "built in {:.2} s ({:.2} s setting up, {:.2} s retrograde over {} depths, \
+                 {:.2} s writing)",
+                report.seconds,
+                report.init_seconds,
+                report.retrograde_seconds,
+                report.depths,
+                (report.seconds - report.init_seconds - report.retrograde_seconds).max(0.0)
             )
         };
         let line = format!(

@@ -205,6 +205,18 @@ fn cores_agree(board: (usize, usize), materials: &[&str]) {
     cores_agree_tuned(board, materials, fast::Tuning::default());
 }
 
+/// The phases a build report times (setting up, the retrograde iteration) are never negative
+/// and fit in its total.
+fn assert_phases_add_up(report: &crate::BuildReport) {
+    let phases = [report.init_seconds, report.retrograde_seconds];
+    assert!(
+        phases.iter().all(|&s| s >= 0.0) && phases.iter().sum::<f64>() <= report.seconds,
+        "{}: {phases:?} s of {} s",
+        report.material,
+        report.seconds
+    );
+}
+
 /// [`cores_agree`] with the fast core spending its work byte as `tuning` says.
 fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tuning) {
     let board = Board::new(board.0, board.1).unwrap();
@@ -214,8 +226,11 @@ fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tu
     let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
     let mut fast = Builder::new(board, fast_dir.path());
     fast.tuning = tuning;
-    reference.build(&targets, &Silent).unwrap();
+    for report in reference.build(&targets, &Silent).unwrap() {
+        assert_phases_add_up(&report);
+    }
     for report in fast.build(&targets, &Silent).unwrap() {
+        assert_phases_add_up(&report);
         assert_eq!(
             report.core,
             Some(Core::Fast),
@@ -319,8 +334,11 @@ fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it()
     fast.tuning.watch_keys = Some(248);
     let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
     let targets = ["KRvK".parse().unwrap(), "KQvKR".parse().unwrap()];
-    reference.build(&targets, &Silent).unwrap();
+    for report in reference.build(&targets, &Silent).unwrap() {
+        assert_phases_add_up(&report);
+    }
     for report in fast.build(&targets, &Silent).unwrap() {
+        assert_phases_add_up(&report);
         assert_eq!(report.core, Some(Core::Fast), "{}", report.material);
         let mine = Table::open(&report.path).unwrap();
         let theirs = Table::open(&reference.path_of(report.material)).unwrap();

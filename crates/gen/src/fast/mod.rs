@@ -369,8 +369,8 @@ pub struct Built {
     pub max_plies: u32,
     /// Retrograde steps taken.
     pub depths: u32,
-    /// Seconds spent in the init pass.
-    pub init_seconds: f64,
+    /// Seconds spent in the retrograde iteration.
+    pub retrograde_seconds: f64,
     /// The en-passant positions, for material with pawns of both sides.
     pub ep: Option<EpBuilt>,
 }
@@ -612,7 +612,6 @@ pub fn build(
     scratch: Option<&Path>,
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
-    let start = std::time::Instant::now();
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
     let size = layout.size();
@@ -686,7 +685,7 @@ pub fn build(
         codes: solved.codes,
         max_plies: solved.max_plies,
         depths: solved.depths,
-        init_seconds: start.elapsed().as_secs_f64() - solved.retrograde_seconds,
+        retrograde_seconds: solved.retrograde_seconds,
     })
 }
 
