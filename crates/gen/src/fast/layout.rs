@@ -215,12 +215,10 @@ impl Layout {
     /// no fold: the slot moves by the man's stride per square number.
     #[inline(always)]
     pub fn moved(&self, slot: u64, i: usize, from: Sq, to: Sq) -> u64 {
-        let stride = self.strides[i];
-        if to > from {
-            slot + u64::from(to - from) * stride
-        } else {
-            slot - u64::from(from - to) * stride
-        }
+        // In arithmetic modulo 2⁶⁴, with no branch on the direction: the result is a slot, so
+        // the wrapped difference comes back into range.
+        let step = u64::from(to).wrapping_sub(u64::from(from));
+        slot.wrapping_add(step.wrapping_mul(self.strides[i]))
     }
 
     /// The stride of man `i`: what a move of it by one square number adds to a slot.
