@@ -18,6 +18,12 @@
 //! region turns the whole position by a symmetry. KRBvKR on 8×8 has 10 · 64⁴ = 167,772,160
 //! slots per side to move (the stored index has 121,110,528 entries).
 //!
+//! With pawns of one side only and a last man that is no pawn, the pawns' fields come first
+//! instead — `slot = Σ_pawns sq(pawnⱼ) · B · S^(p−1−j) + (the formula above for the other
+//! men)`, `B` the other men's slots rounded up to whole chunks and runs — so that each
+//! placement of the pawns is one block, a *slice* that the core solves on its own
+//! ([`Layout::slice_groups`]); the slots beyond the used part of a block are never used.
+//!
 //! When the white king stands on a square a symmetry fixes (the long diagonal on square
 //! boards, the middle file or rank of odd boards), the fold also brings the black king to the
 //! least of its images under those symmetries ([`Layout::fold`]); the slots whose kings are not
@@ -28,16 +34,39 @@
 //!
 //! # What comes next
 //!
-//! Each man's field is a square number today. The Freezer's restricted men and pawn slices
-//! change only the field of a man (a list of allowed squares, numbered within it) and the
-//! fold (pawns keep only the file mirror); six-man tables split by the white king's field, as
-//! each region square's slots are one contiguous block of `S^(n−1)`.
+//! Each man's field is a square number today. The Freezer's restricted men change only the
+//! field of a man (a list of allowed squares, numbered within it); pawn slices already put the
+//! pawns' fields outermost, each placement one block. Six-man pawnless tables split by the
+//! white king's field, as each region square's slots are one contiguous block of `S^(n−1)`.
 
 use retro_engine::{Geometry, Material, Sq};
 use retro_rules::{Piece, Side};
 
 /// The most men a slot can hold.
 pub const MAX_MEN: usize = 8;
+
+/// The slots of a slice are a multiple of this (the fast core's chunk), so that a chunk never
+/// holds slots of two slices.
+pub const SLICE_ALIGN: u64 = 1 << 12;
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Whether a material's layout is split into slices by its pawns' squares (the pawns' fields
+/// outermost): when all its pawns are of one side and the last man is not one of them (the
+/// last man's field stays innermost, as the core's runs need). Pawn pushes, which cannot be
+/// undone, lead from a slice to another, so the core solves one slice (with its mirror image)
+/// at a time, its pushes looked up in the slices solved before, like exits.
+fn sliced(men: &[(Side, Piece)]) -> bool {
+    let pawns = |side: Side| men.contains(&(side, Piece::Pawn));
+    let last_is_pawn = men.last().is_some_and(|m| m.1 == Piece::Pawn);
+    (pawns(Side::White) != pawns(Side::Black)) && !last_is_pawn
+}
 
 const OUTSIDE: u32 = u32::MAX;
 
@@ -91,6 +120,19 @@ pub struct Layout {
     king_fold: Vec<u8>,
     strides: [u64; MAX_MEN],
     size: u64,
+    /// The men whose fields come first (outermost), in order: the pawns, when they make
+    /// slices ([`Layout::slices`]); none otherwise.
+    lead: Vec<usize>,
+    /// The other men, outermost first (the white king first, the last man last).
+    rest: Vec<usize>,
+    /// The slots of one slice (the stride of the innermost lead field): the placements of the
+    /// other men, rounded up to whole chunks of [`SLICE_ALIGN`] slots and whole runs of the
+    /// last man's field.
+    block: u64,
+    /// The slots of a slice that are placements of the other men (the rest are never used).
+    block_used: u64,
+    files: u8,
+    ranks: u8,
     /// Runs of identical men: (first, count).
     groups: Vec<(usize, usize)>,
     /// By man, the range `first..end` of the men identical to it ([`Layout::group_of`]).
@@ -103,6 +145,19 @@ impl Layout {
     /// (the symmetries that keep ranks, and so pawn moves) with pawns; `None` if the slots would
     /// not fit in 2⁵⁶.
     pub fn new(geo: &Geometry, material: Material) -> Option<Layout> {
+        Layout::with_slices(geo, material, false)
+    }
+
+    /// The layout of `material` split into slices by its pawns' squares, if they make slices
+    /// (see [`sliced`]); `None` otherwise.
+    pub fn sliced(geo: &Geometry, material: Material) -> Option<Layout> {
+        if !sliced(&material.men()) {
+            return None;
+        }
+        Layout::with_slices(geo, material, true)
+    }
+
+    fn with_slices(geo: &Geometry, material: Material, slices: bool) -> Option<Layout> {
         let men = material.men();
         if men.len() > MAX_MEN {
             return None;
@@ -162,14 +217,31 @@ impl Layout {
             }
         }
         let n = men.len();
+        let lead: Vec<usize> = if slices {
+            (2..n).filter(|&i| men[i].1 == Piece::Pawn).collect()
+        } else {
+            Vec::new()
+        };
+        let rest: Vec<usize> = (0..n).filter(|i| !lead.contains(i)).collect();
         let mut strides = [0u64; MAX_MEN];
         let mut stride = 1u64;
-        for i in (1..n).rev() {
+        for &i in rest.iter().rev() {
+            strides[i] = stride;
+            let radix = if i == 0 { region.len() as u64 } else { squares };
+            stride = stride.checked_mul(radix)?;
+        }
+        let block_used = stride;
+        if !lead.is_empty() {
+            // Whole chunks, and whole runs of the last man's field.
+            let align = SLICE_ALIGN / gcd(SLICE_ALIGN, squares) * squares;
+            stride = stride.checked_next_multiple_of(align)?;
+        }
+        let block = stride;
+        for &i in lead.iter().rev() {
             strides[i] = stride;
             stride = stride.checked_mul(squares)?;
         }
-        strides[0] = stride;
-        let size = stride.checked_mul(region.len() as u64)?;
+        let size = stride;
         if size >= 1 << 56 {
             return None;
         }
@@ -196,9 +268,95 @@ impl Layout {
             king_fold,
             strides,
             size,
+            lead,
+            rest,
+            block,
+            block_used,
+            files: geo.files(),
+            ranks: geo.ranks(),
             groups,
             group_of,
         })
+    }
+
+    /// How many men's fields make slices: the pawns, when the layout is split by their
+    /// squares (see [`sliced`]); `0` otherwise.
+    pub fn slices(&self) -> usize {
+        self.lead.len()
+    }
+
+    /// The slices of a sliced layout in an order in which to solve them, as groups of slice
+    /// numbers (a slice is the block of slots `number · block .. number · block + used`, see
+    /// [`Layout::slice_span`]): a group holds a placement of the pawns and its mirror image (a
+    /// white king's move out of the region turns one into the other), and every group comes
+    /// after the groups its pawn pushes lead into. Placements with a pawn on an end rank, two
+    /// pawns on one square or identical pawns out of order are left out: no slot of theirs is
+    /// used.
+    pub fn slice_groups(&self) -> Vec<Vec<u64>> {
+        let squares = self.squares;
+        let count = self.size / self.block;
+        let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
+        let mut placed = vec![false; count as usize];
+        for number in 0..count {
+            if placed[number as usize] {
+                continue;
+            }
+            let pawns = self.slice_squares(number);
+            let on_board = pawns.iter().all(|&sq| {
+                let rank = sq / self.files;
+                rank > 0 && rank + 1 < self.ranks
+            });
+            let distinct = pawns
+                .iter()
+                .enumerate()
+                .all(|(k, sq)| !pawns[..k].contains(sq));
+            if !on_board || !distinct || !pawns.is_sorted() {
+                continue;
+            }
+            // Each push moves a white pawn up a rank or a black pawn down one.
+            let progress = self
+                .lead
+                .iter()
+                .zip(&pawns)
+                .map(|(&i, &sq)| {
+                    let rank = u32::from(sq / self.files);
+                    match self.men[i].0 {
+                        Side::White => rank,
+                        Side::Black => u32::from(self.ranks) - 1 - rank,
+                    }
+                })
+                .sum();
+            let mut group = vec![number];
+            if let Some(mirror) = self.maps.get(1) {
+                let mut image: Vec<Sq> = pawns.iter().map(|&sq| mirror[usize::from(sq)]).collect();
+                image.sort_unstable();
+                let other = image.iter().fold(0, |n, &sq| n * squares + u64::from(sq));
+                if other != number {
+                    group.push(other);
+                    placed[other as usize] = true;
+                }
+            }
+            groups.push((progress, group));
+        }
+        groups.sort_by_key(|(progress, group)| (std::cmp::Reverse(*progress), group[0]));
+        groups.into_iter().map(|(_, group)| group).collect()
+    }
+
+    /// The squares of the lead men (the pawns) of slice `number`, in men order.
+    fn slice_squares(&self, mut number: u64) -> Vec<Sq> {
+        let mut pawns = vec![0 as Sq; self.lead.len()];
+        for sq in pawns.iter_mut().rev() {
+            *sq = (number % self.squares) as Sq;
+            number /= self.squares;
+        }
+        pawns
+    }
+
+    /// The slots `first..end` of slice `number` that may be used (the rest of its block, up
+    /// to the next multiple of [`SLICE_ALIGN`], never is).
+    pub fn slice_span(&self, number: u64) -> (u64, u64) {
+        let first = number * self.block;
+        (first, first + self.block_used)
     }
 
     /// The number of men.
@@ -231,6 +389,11 @@ impl Layout {
     #[inline(always)]
     pub fn field(&self, slot: u64, i: usize) -> Sq {
         debug_assert!(i > 0, "the white king's field is a region number");
+        // In a sliced layout the other men's fields lie within the slice's block.
+        let slot = match self.lead.is_empty() || self.lead.contains(&i) {
+            true => slot,
+            false => slot % self.block,
+        };
         self.divisor.div_rem(slot / self.strides[i]).1 as Sq
     }
 
@@ -239,6 +402,12 @@ impl Layout {
     pub fn slot(&self, squares: &[Sq]) -> u64 {
         let region = self.region_of[usize::from(squares[0])];
         debug_assert!(region != OUTSIDE, "the white king is folded first");
+        if !self.lead.is_empty() {
+            return squares[1..].iter().zip(&self.strides[1..]).fold(
+                u64::from(region) * self.strides[0],
+                |slot, (&sq, &stride)| slot + u64::from(sq) * stride,
+            );
+        }
         let mut slot = u64::from(region);
         for &sq in &squares[1..] {
             slot = slot * self.squares + u64::from(sq);
@@ -266,6 +435,10 @@ impl Layout {
     pub fn decode_array<const N: usize>(&self, mut slot: u64) -> [Sq; N] {
         debug_assert_eq!(N, self.men.len());
         let mut squares = [0 as Sq; N];
+        if !self.lead.is_empty() {
+            self.decode_sliced(slot, &mut squares);
+            return squares;
+        }
         for i in (1..N).rev() {
             let (q, r) = self.divisor.div_rem(slot);
             squares[i] = r as Sq;
@@ -278,12 +451,42 @@ impl Layout {
     /// The squares of `slot` into `squares` (one per man).
     pub fn decode_into(&self, mut slot: u64, squares: &mut [Sq]) {
         debug_assert_eq!(squares.len(), self.men.len());
+        if !self.lead.is_empty() {
+            self.decode_sliced(slot, squares);
+            return;
+        }
         for i in (1..squares.len()).rev() {
             let (q, r) = self.divisor.div_rem(slot);
             squares[i] = r as Sq;
             slot = q;
         }
         squares[0] = self.region[slot as usize];
+    }
+
+    /// The squares of `slot` of a sliced layout: the other men's fields within the slice's
+    /// block, then the pawns' above it.
+    #[inline(always)]
+    fn decode_sliced(&self, slot: u64, squares: &mut [Sq]) {
+        let (mut high, mut low) = if self.block.is_power_of_two() {
+            (slot >> self.block.trailing_zeros(), slot & (self.block - 1))
+        } else {
+            (slot / self.block, slot % self.block)
+        };
+        for &i in self.rest[1..].iter().rev() {
+            let (q, r) = self.divisor.div_rem(low);
+            squares[i] = r as Sq;
+            low = q;
+        }
+        debug_assert!(
+            low < self.region.len() as u64,
+            "a slot of the block's used part"
+        );
+        squares[0] = self.region[low as usize];
+        for &i in self.lead.iter().rev() {
+            let (q, r) = self.divisor.div_rem(high);
+            squares[i] = r as Sq;
+            high = q;
+        }
     }
 
     /// Turns `squares` by a symmetry that brings the white king into the region, then, if
@@ -503,6 +706,9 @@ pub struct RankField {
     stride: u64,
     /// `log2 stride`, when the board has a power of two of squares.
     shift: Option<u32>,
+    /// In a sliced layout, the slots of a slice and of them the ones numbered here: each
+    /// slice is numbered on its own, its slots beyond the used ones left out.
+    slices: Option<(u64, u64)>,
 }
 
 impl RankField {
@@ -510,8 +716,18 @@ impl RankField {
     /// `files` files.
     pub fn new(layout: &Layout, files: u8, man: usize, rank: u8) -> RankField {
         assert!(man > 0, "the white king's field is a region number");
+        assert!(
+            !layout.lead.contains(&man),
+            "a slice's pawns stand still in it"
+        );
         let stride = layout.strides[man];
         RankField {
+            slices: (!layout.lead.is_empty()).then(|| {
+                (
+                    layout.block,
+                    layout.block_used / layout.squares * u64::from(files),
+                )
+            }),
             man,
             rank: u64::from(rank),
             files: u64::from(files),
@@ -531,7 +747,10 @@ impl RankField {
 
     /// How many numbers there are, for a layout of `slots` slots.
     pub fn size(&self, slots: u64) -> u64 {
-        slots / self.squares * self.files
+        match self.slices {
+            Some((block, kept)) => slots / block * kept,
+            None => slots / self.squares * self.files,
+        }
     }
 
     /// `(value / stride, value % stride)`.
@@ -546,6 +765,19 @@ impl RankField {
     /// The number of `slot`, or `None` if the man stands on another rank.
     #[inline(always)]
     pub fn number(&self, slot: u64) -> Option<u64> {
+        if let Some((block, kept)) = self.slices {
+            let (slice, within) = match block.is_power_of_two() {
+                true => (slot >> block.trailing_zeros(), slot & (block - 1)),
+                false => (slot / block, slot % block),
+            };
+            return Some(slice * kept + self.number_in_slice(within)?);
+        }
+        self.number_in_slice(slot)
+    }
+
+    /// [`RankField::number`] of a slot of an unsliced layout, or of one within a slice.
+    #[inline(always)]
+    fn number_in_slice(&self, slot: u64) -> Option<u64> {
         let (above, low) = self.split(slot);
         let square = above % self.squares;
         if square / self.files != self.rank {
@@ -558,6 +790,15 @@ impl RankField {
     /// The slot of `number`.
     #[inline(always)]
     pub fn slot(&self, number: u64) -> u64 {
+        if let Some((block, kept)) = self.slices {
+            return number / kept * block + self.slot_in_slice(number % kept);
+        }
+        self.slot_in_slice(number)
+    }
+
+    /// [`RankField::slot`] within an unsliced layout or one slice.
+    #[inline(always)]
+    fn slot_in_slice(&self, number: u64) -> u64 {
         let (above, low) = self.split(number);
         let square = self.rank * self.files + above % self.files;
         ((above / self.files) * self.squares + square) * self.stride + low
@@ -766,6 +1007,77 @@ mod tests {
                 let on_rank = layout.field(slot, man) / files as u8 == rank;
                 assert_eq!(field.number(slot).is_some(), on_rank);
             }
+        }
+    }
+
+    #[test]
+    fn sliced_layouts_number_their_slices_apart_and_solve_pushes_first() {
+        for (files, ranks, material) in [(8u8, 8u8, "KRPvKR"), (4, 6, "KPPvKN"), (5, 5, "KBPvKN")] {
+            let geo = Geometry::new(Board::new(files.into(), ranks.into()).unwrap());
+            let layout = Layout::sliced(&geo, material.parse().unwrap()).unwrap();
+            assert!(layout.slices() > 0, "{material}");
+            assert_eq!(layout.block % SLICE_ALIGN, 0);
+            assert_eq!(layout.block % layout.squares, 0);
+            let groups = layout.slice_groups();
+            let mut group_of = std::collections::HashMap::new();
+            for (g, group) in groups.iter().enumerate() {
+                for &number in group {
+                    assert!(group_of.insert(number, g).is_none(), "slice {number} twice");
+                }
+            }
+            // Every placement of the pawns off the end ranks, in order, is a slice.
+            let legal = (0..layout.size() / layout.block)
+                .filter(|&number| {
+                    let pawns = layout.slice_squares(number);
+                    pawns.is_sorted()
+                        && pawns.windows(2).all(|w| w[0] != w[1])
+                        && pawns
+                            .iter()
+                            .all(|&sq| sq / files > 0 && sq / files < ranks - 1)
+                })
+                .count();
+            assert_eq!(group_of.len(), legal, "{material}");
+            for (&number, &g) in &group_of {
+                let pawns = layout.slice_squares(number);
+                for k in 0..pawns.len() {
+                    // A white pawn's push, not onto the last rank nor another pawn.
+                    let to = pawns[k] + files;
+                    if to / files == ranks - 1 || pawns.contains(&to) {
+                        continue;
+                    }
+                    let mut after = pawns.clone();
+                    after[k] = to;
+                    after.sort_unstable();
+                    let child = after
+                        .iter()
+                        .fold(0, |n, &sq| n * layout.squares + u64::from(sq));
+                    assert!(
+                        group_of[&child] < g,
+                        "{material}: a push leads to a later slice"
+                    );
+                }
+                let (first, end) = layout.slice_span(number);
+                for slot in (first..end).step_by(1009) {
+                    let squares: [Sq; 5] = layout.decode_array(slot);
+                    assert_eq!(layout.slot(&squares), slot);
+                    for (k, &i) in layout.lead.iter().enumerate() {
+                        assert_eq!(squares[i], pawns[k]);
+                    }
+                }
+            }
+        }
+        // A rank field of a sliced layout whose slices are padded to whole chunks.
+        let geo = Geometry::new(Board::new(4, 6).unwrap());
+        let layout = Layout::sliced(&geo, "KQPvKN".parse().unwrap()).unwrap();
+        assert!(layout.block > layout.block_used);
+        let field = RankField::new(&layout, 4, 2, 5);
+        let size = field.size(layout.size());
+        assert_eq!(size * 6, layout.size() / layout.block * layout.block_used);
+        for number in (0..size).step_by(7) {
+            let slot = field.slot(number);
+            assert!(slot % layout.block < layout.block_used);
+            assert_eq!(layout.field(slot, 2) / 4, 5);
+            assert_eq!(field.number(slot), Some(number));
         }
     }
 

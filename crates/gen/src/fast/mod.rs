@@ -64,6 +64,25 @@
 //! the left–right mirror keeps the moves, so the layout folds the white king onto files a–d
 //! and everything below holds with that smaller group.
 //!
+//! # Pawn slices
+//!
+//! When all pawns are of one side and the last man is not a pawn, the layout puts the pawns'
+//! fields outermost ([`Layout::slice_groups`]): each placement of the pawns is a block of
+//! slots, a *slice*. A push cannot be undone, and every other move within the table keeps
+//! the pawns where they stand, except that a white king move out of the region mirrors the
+//! whole position, pawns too. So the table is solved a part at a time — a placement and its
+//! mirror image — after every part its pushes lead into, each part from depth 0 as above,
+//! over its own chunks, with its own counts of losses and open slots. Within a part the pawns
+//! have no moves and no un-moves; a push is an exit, looked up in the work table itself,
+//! whose parts solved before are final (an undecided slot there is a draw). Its value enters
+//! the init pass and the forward checks like a capture's: a push into a loss in `k` wins in
+//! `k + 1` at once, one into a win in any depth counts as a move that loses. The slots a
+//! part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
+//! and the slices of pawns on an end rank are never touched. Rebasing is declined here
+//! (a later part still reads the exact depths of earlier ones); giving up the watch codes
+//! is not (it remaps the whole table). With pawns of both sides (en passant) or a pawn as
+//! the last man, the table is solved whole.
+//!
 //! # En passant
 //!
 //! When both sides have pawns, a double step that an en-passant capture can answer leads to a
@@ -424,6 +443,10 @@ struct Core<'a, const N: usize> {
     /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
     /// no en-passant positions.
     by_runs: bool,
+    /// Whether the layout is split into slices by the pawns' squares
+    /// ([`Layout::slice_groups`]): pawn pushes are then exits into slices solved before, and
+    /// pawns have no moves or un-moves within the slice being solved.
+    sliced: bool,
     cells: [Cells; 2],
     presence: [Vec<[AtomicU64; 4]>; 2],
     too_deep: AtomicBool,
@@ -598,12 +621,15 @@ pub struct Tuning {
     /// Rebase once a pass would store more than this many plies beyond the first decided
     /// code (`None`: only when the byte is full).
     pub rebase_span: Option<u32>,
+    /// Solve a table whole even where its pawns make slices (see the module docs).
+    pub whole: bool,
 }
 
 /// Builds the values of `material` on `geo`'s board, with `subs` the tables of
 /// [`exit_targets`] in that order, first with `tuning`'s watch codes, then, if the depths of
 /// the exits are too deep for those, with none; depths beyond a byte are rebased ([`rebase`])
-/// with snapshots in `scratch` (`None`: such a table is declined).
+/// with snapshots in `scratch` (`None`: such a table is declined). A table whose pawns make
+/// slices is solved slice by slice, unless a rebase would be needed; then it is solved whole.
 pub fn build(
     geo: &Geometry,
     material: Material,
@@ -612,8 +638,30 @@ pub fn build(
     scratch: Option<&Path>,
     observer: &dyn Observer,
 ) -> Result<Built, Declined> {
-    let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
+    if let Some(layout) = (!tuning.whole)
+        .then(|| Layout::sliced(geo, material))
+        .flatten()
+    {
+        match build_in(geo, material, subs, layout, tuning, scratch, observer) {
+            Err(Declined::TooDeep) => {}
+            other => return other,
+        }
+    }
     let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
+    build_in(geo, material, subs, layout, tuning, scratch, observer)
+}
+
+/// [`build`] in `layout`.
+fn build_in(
+    geo: &Geometry,
+    material: Material,
+    subs: &[Subtable],
+    layout: Layout,
+    tuning: Tuning,
+    scratch: Option<&Path>,
+    observer: &dyn Observer,
+) -> Result<Built, Declined> {
+    let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let size = layout.size();
     usize::try_from(size).map_err(|_| Declined::Unsupported)?;
     let men = material.men();
@@ -729,11 +777,41 @@ fn solve<const N: usize>(
     let layout = parts.layout;
     let size = layout.size();
     let chunks = size.div_ceil(CHUNK) as usize;
+    // The parts solved one after another, as lists of chunks: the whole table, or its slices
+    // (a placement of the pawns with its mirror image), each after those its pushes lead into.
+    // By chunk, the end of its slots that may be used.
+    let sliced = layout.slices() > 0 && parts.ep_layout.is_none();
+    let mut chunk_end: Vec<u64> = (0..chunks as u64)
+        .map(|c| ((c + 1) * CHUNK).min(size))
+        .collect();
+    let plan: Vec<Vec<usize>> = if sliced {
+        layout
+            .slice_groups()
+            .into_iter()
+            .map(|group| {
+                group
+                    .into_iter()
+                    .flat_map(|number| {
+                        let (first, end) = layout.slice_span(number);
+                        let chunks = (first / CHUNK) as usize..end.div_ceil(CHUNK) as usize;
+                        for c in chunks.clone() {
+                            chunk_end[c] = chunk_end[c].min(end);
+                        }
+                        chunks
+                    })
+                    .collect()
+            })
+            .collect()
+    } else {
+        vec![(0..chunks).collect()]
+    };
+    let chunk_end = &chunk_end;
     let mut codes = codes;
     let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
         by_runs: N >= 3 && parts.ep_layout.is_none(),
+        sliced,
         codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
@@ -752,193 +830,243 @@ fn solve<const N: usize>(
         }),
     };
 
-    // Init.
-    observer.phase(material, Phase::Init, 2 * size);
-    let deepest = &core.deepest;
-    let legal = [AtomicU64::new(0), AtomicU64::new(0)];
-    (0..chunks).into_par_iter().for_each(|chunk| {
-        let first = chunk as u64 * CHUNK;
-        let end = (first + CHUNK).min(size);
-        let mut present = [[0u64; 4]; 2];
-        let mut local_legal = [0; 2];
-        let mut local_deepest = 0;
-        // By side, how many slots of the chunk hold each code, the decided ones.
-        let mut decided = [[0u32; 256]; 2];
-        let first_decided = codes.decided(0);
-        // The chunk's words belong to this task alone: they are assembled here and stored whole.
-        let mut words = [[0u64; CHUNK as usize / 8]; 2];
-        core.classify_range(first, end, |slot, codes| {
-            for (x, code) in codes.into_iter().enumerate() {
-                if code != NONE {
-                    local_legal[x] += 1;
-                    if code >= first_decided {
-                        decided[x][usize::from(code)] += 1;
-                    }
-                    present[x][usize::from(code >> 6)] |= 1 << (code & 63);
-                    local_deepest = local_deepest.max(code);
-                    let at = (slot - first) as usize;
-                    words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
-                }
-            }
-        });
-        for (x, words) in words.iter().enumerate() {
-            for (k, &w) in words
-                .iter()
-                .enumerate()
-                .take(((end - first) as usize).div_ceil(8))
-            {
-                core.cells[x].set_word((first / 8) as usize + k, w);
-            }
-        }
-        for (x, present) in present.into_iter().enumerate() {
-            for (w, bits) in core.presence[x][chunk].iter().zip(present) {
-                w.store(bits, Ordering::Relaxed);
-            }
-        }
-        for (legal, local) in legal.iter().zip(local_legal) {
-            legal.fetch_add(local, Ordering::Relaxed);
-        }
-        for (x, decided) in decided.iter().enumerate() {
-            for (code, &count) in decided.iter().enumerate() {
-                if count > 0 {
-                    core.count_losses(x, code as u8, u64::from(count));
-                }
-            }
-        }
-        deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
-        observer.progressed(2 * (end - first));
-    });
-    core.check()?;
-    core.init_ep();
-    core.check()?;
-    let retrograde_start = std::time::Instant::now();
-
-    // Depth by depth.
-    let legal = legal.map(AtomicU64::into_inner);
-    observer.phase(material, Phase::Retrograde, legal[0] + legal[1]);
-    // By side to move, the slots met by the passes so far: each slot's value is final when
-    // the pass of its depth meets it, so the others are undecided or decided deeper.
-    let mut met = [0u64; 2];
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
     // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
     let open: [Vec<AtomicBool>; 2] =
         std::array::from_fn(|_| (0..chunks).map(|_| AtomicBool::new(true)).collect());
-    let mut depth: u32 = 0;
-    // Each decided slot is met by the pass of its depth, which reads it then (a value is
-    // stored at least a ply deeper than the pass that stores it, and is final once its pass
-    // comes): the longest mate is the last depth whose pass met a slot.
     let mut max_plies = 0;
-    loop {
-        // The pass of depth `d` stores values of at most `d + 1` plies: when those no longer
-        // fit beside the watch codes, the watch codes are given up, in place; when they no
-        // longer fit at all, the shallow depths are folded away ([`rebase`]).
-        if depth + 1 > codes.rebase_limit() && codes.watch_keys > 0 {
-            codes = core.stop_watching();
-        }
-        if depth + 1 > codes.rebase_limit() {
-            codes = core.rebase(depth, &mut snapshots)?;
-        }
-        let code = codes.decided(depth);
-        let mut found = 0;
-        // Even depths: each side's losses in `depth`, counted first, so that a side whose
-        // parents not yet won are fewer than them has its wins pulled from those parents
-        // rather than pushed from the losses.
-        // (Slots of the table, counted as they were stored, then en-passant positions.)
-        let losses = (depth % 2 == 0 && (depth as usize) < LOSS_DEPTHS).then(|| {
-            std::array::from_fn::<[u64; 2], 2, _>(|x| {
-                let ep = core.ep.as_ref().map_or(0, |ep| {
-                    for_each_chunk_of_code(&ep.cells[x], &ep.presence[x], code, |first, end| {
-                        let mut count = 0;
-                        ep.cells[x].for_each_equal(first, end, code, |_| count += 1);
-                        count
-                    })
-                });
-                [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
-            })
-        });
-        // By side, the slots met by the passes before this depth: the second side's choice
-        // must not count the first side's losses of this pass as met.
-        let met_before = met;
-        // One side at a time: its table is scanned while only the other side's is written.
-        for x in 0..2 {
-            if let Some(losses) = losses {
-                let y = 1 - x;
-                let open_slots = legal[y].saturating_sub(met_before[y] + losses[y][0]);
-                let [slots, positions] = losses[x];
-                if open_slots * 2 < slots + positions {
-                    core.pull_wins(y, depth + 1, &open[y]);
-                    observer.progressed(slots + positions);
-                    found += slots + positions;
-                    met[x] += slots;
-                    continue;
-                }
+    let mut depths = 0;
+    let mut retrograde_seconds = 0.0;
+    if sliced {
+        // Progress by parts solved, their chunks on both sides.
+        let planned: usize = plan.iter().map(Vec::len).sum();
+        observer.phase(material, Phase::Retrograde, 2 * planned as u64 * CHUNK);
+    } else {
+        observer.phase(material, Phase::Init, 2 * size);
+    }
+    for part in &plan {
+        // Each part's counts start again: it is solved from depth 0 as a table of its own.
+        for losses in &core.losses {
+            for count in losses {
+                count.store(0, Ordering::Relaxed);
             }
-            let visit = |node: Node| {
-                if depth % 2 == 0 {
-                    core.mark_wins(node, x, depth + 1);
-                } else {
-                    core.mark_candidates(node, x);
-                }
-            };
-            let slots_found = if core.by_runs {
-                for_each_run_of_code(
-                    &core.cells[x],
-                    &core.presence[x],
-                    code,
-                    layout.square_count(),
-                    |start, mask| visit(Node::Run { start, mask }),
-                )
-            } else {
-                for_each_of_code(&core.cells[x], &core.presence[x], code, |slot| {
-                    visit(Node::Slot(slot))
-                })
-            };
-            let mut side_found = slots_found;
-            if let Some(ep) = &core.ep {
-                side_found += for_each_of_code(&ep.cells[x], &ep.presence[x], code, |number| {
-                    visit(Node::Ep(number))
-                });
-            }
-            observer.progressed(side_found);
-            found += side_found;
-            met[x] += slots_found;
         }
-        if found > 0 {
-            max_plies = depth;
-        }
-        if depth % 2 == 1 {
-            // The candidates, each once, in slot order; each chunk's are written by its task
-            // alone, and their moves read the other side's table, which no task writes.
-            let (word, bit) = (usize::from(CANDIDATE >> 6), 1u64 << (CANDIDATE & 63));
-            for y in 0..2 {
-                let tasks: Vec<usize> = (0..chunks)
-                    .filter(|&c| core.presence[y][c][word].load(Ordering::Relaxed) & bit != 0)
-                    .collect();
-                tasks.par_iter().for_each(|&chunk| {
-                    core.presence[y][chunk][word].fetch_and(!bit, Ordering::Relaxed);
-                    let first = chunk as u64 * CHUNK;
-                    let end = (first + CHUNK).min(size);
-                    // The losses found, counted by depth (most of them in `depth + 1`).
-                    let usual = codes.decided(depth + 1);
-                    let mut lost = 0;
-                    core.cells[y].for_each_equal(first, end, CANDIDATE, |slot| {
-                        match core.find_loss(slot, y, depth) {
-                            Some(code) if code == usual => lost += 1,
-                            Some(code) => core.count_losses(y, code, 1),
-                            None => {}
+        core.deepest.store(0, Ordering::Relaxed);
+
+        // Init.
+        let deepest = &core.deepest;
+        let legal = [AtomicU64::new(0), AtomicU64::new(0)];
+        part.par_iter().for_each(|&chunk| {
+            let first = chunk as u64 * CHUNK;
+            let end = chunk_end[chunk];
+            let mut present = [[0u64; 4]; 2];
+            let mut local_legal = [0; 2];
+            let mut local_deepest = 0;
+            // By side, how many slots of the chunk hold each code, the decided ones.
+            let mut decided = [[0u32; 256]; 2];
+            let first_decided = codes.decided(0);
+            // The chunk's words belong to this task alone: they are assembled here and stored whole.
+            let mut words = [[0u64; CHUNK as usize / 8]; 2];
+            core.classify_range(first, end, |slot, codes| {
+                for (x, code) in codes.into_iter().enumerate() {
+                    if code != NONE {
+                        local_legal[x] += 1;
+                        if code >= first_decided {
+                            decided[x][usize::from(code)] += 1;
                         }
+                        present[x][usize::from(code >> 6)] |= 1 << (code & 63);
+                        local_deepest = local_deepest.max(code);
+                        let at = (slot - first) as usize;
+                        words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
+                    }
+                }
+            });
+            for (x, words) in words.iter().enumerate() {
+                for (k, &w) in words
+                    .iter()
+                    .enumerate()
+                    .take(((end - first) as usize).div_ceil(8))
+                {
+                    core.cells[x].set_word((first / 8) as usize + k, w);
+                }
+            }
+            for (x, present) in present.into_iter().enumerate() {
+                for (w, bits) in core.presence[x][chunk].iter().zip(present) {
+                    w.store(bits, Ordering::Relaxed);
+                }
+            }
+            for (legal, local) in legal.iter().zip(local_legal) {
+                legal.fetch_add(local, Ordering::Relaxed);
+            }
+            for (x, decided) in decided.iter().enumerate() {
+                for (code, &count) in decided.iter().enumerate() {
+                    if count > 0 {
+                        core.count_losses(x, code as u8, u64::from(count));
+                    }
+                }
+            }
+            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+            if !sliced {
+                observer.progressed(2 * (end - first));
+            }
+        });
+        core.check()?;
+        core.init_ep();
+        core.check()?;
+        let retrograde_start = std::time::Instant::now();
+
+        // Depth by depth.
+        let legal = legal.map(AtomicU64::into_inner);
+        if !sliced {
+            observer.phase(material, Phase::Retrograde, legal[0] + legal[1]);
+        }
+        // By side to move, the slots met by the passes so far: each slot's value is final when
+        // the pass of its depth meets it, so the others are undecided or decided deeper.
+        let mut met = [0u64; 2];
+        let mut depth: u32 = 0;
+        // Each decided slot is met by the pass of its depth, which reads it then (a value is
+        // stored at least a ply deeper than the pass that stores it, and is final once its pass
+        // comes): the longest mate is the last depth whose pass met a slot.
+        loop {
+            // The pass of depth `d` stores values of at most `d + 1` plies: when those no longer
+            // fit beside the watch codes, the watch codes are given up, in place; when they no
+            // longer fit at all, the shallow depths are folded away ([`rebase`]).
+            if depth + 1 > codes.rebase_limit() && codes.watch_keys > 0 {
+                codes = core.stop_watching();
+            }
+            if depth + 1 > codes.rebase_limit() {
+                // The slices solved later read the codes of those solved before: a rebase would
+                // fold depths they still need.
+                if sliced {
+                    return Err(Declined::TooDeep);
+                }
+                codes = core.rebase(depth, &mut snapshots)?;
+            }
+            let code = codes.decided(depth);
+            let mut found = 0;
+            // Even depths: each side's losses in `depth`, counted first, so that a side whose
+            // parents not yet won are fewer than them has its wins pulled from those parents
+            // rather than pushed from the losses.
+            // (Slots of the table, counted as they were stored, then en-passant positions.)
+            let losses = (depth % 2 == 0 && (depth as usize) < LOSS_DEPTHS).then(|| {
+                std::array::from_fn::<[u64; 2], 2, _>(|x| {
+                    let ep = core.ep.as_ref().map_or(0, |ep| {
+                        for_each_chunk_of_code(
+                            &ep.cells[x],
+                            &ep.presence[x],
+                            None,
+                            code,
+                            |first, end| {
+                                let mut count = 0;
+                                ep.cells[x].for_each_equal(first, end, code, |_| count += 1);
+                                count
+                            },
+                        )
                     });
-                    core.count_losses(y, usual, lost);
-                });
+                    [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
+                })
+            });
+            // By side, the slots met by the passes before this depth: the second side's choice
+            // must not count the first side's losses of this pass as met.
+            let met_before = met;
+            // One side at a time: its table is scanned while only the other side's is written.
+            for x in 0..2 {
+                if let Some(losses) = losses {
+                    let y = 1 - x;
+                    let open_slots = legal[y].saturating_sub(met_before[y] + losses[y][0]);
+                    let [slots, positions] = losses[x];
+                    if open_slots * 2 < slots + positions {
+                        core.pull_wins(y, depth + 1, &open[y], part, chunk_end);
+                        if !sliced {
+                            observer.progressed(slots + positions);
+                        }
+                        found += slots + positions;
+                        met[x] += slots;
+                        continue;
+                    }
+                }
+                let visit = |node: Node| {
+                    if depth % 2 == 0 {
+                        core.mark_wins(node, x, depth + 1);
+                    } else {
+                        core.mark_candidates(node, x);
+                    }
+                };
+                let slots_found = if core.by_runs {
+                    for_each_run_of_code(
+                        &core.cells[x],
+                        &core.presence[x],
+                        Some(part),
+                        code,
+                        layout.square_count(),
+                        |start, mask| visit(Node::Run { start, mask }),
+                    )
+                } else {
+                    for_each_of_code(
+                        &core.cells[x],
+                        &core.presence[x],
+                        Some(part),
+                        code,
+                        |slot| visit(Node::Slot(slot)),
+                    )
+                };
+                let mut side_found = slots_found;
+                if let Some(ep) = &core.ep {
+                    side_found +=
+                        for_each_of_code(&ep.cells[x], &ep.presence[x], None, code, |number| {
+                            visit(Node::Ep(number))
+                        });
+                }
+                if !sliced {
+                    observer.progressed(side_found);
+                }
+                found += side_found;
+                met[x] += slots_found;
+            }
+            if found > 0 {
+                max_plies = max_plies.max(depth);
+            }
+            if depth % 2 == 1 {
+                // The candidates, each once, in slot order; each chunk's are written by its task
+                // alone, and their moves read the other side's table, which no task writes.
+                let (word, bit) = (usize::from(CANDIDATE >> 6), 1u64 << (CANDIDATE & 63));
+                for y in 0..2 {
+                    let tasks: Vec<usize> = part
+                        .iter()
+                        .copied()
+                        .filter(|&c| core.presence[y][c][word].load(Ordering::Relaxed) & bit != 0)
+                        .collect();
+                    tasks.par_iter().for_each(|&chunk| {
+                        core.presence[y][chunk][word].fetch_and(!bit, Ordering::Relaxed);
+                        let first = chunk as u64 * CHUNK;
+                        let end = chunk_end[chunk];
+                        // The losses found, counted by depth (most of them in `depth + 1`).
+                        let usual = codes.decided(depth + 1);
+                        let mut lost = 0;
+                        core.cells[y].for_each_equal(first, end, CANDIDATE, |slot| {
+                            match core.find_loss(slot, y, depth) {
+                                Some(code) if code == usual => lost += 1,
+                                Some(code) => core.count_losses(y, code, 1),
+                                None => {}
+                            }
+                        });
+                        core.count_losses(y, usual, lost);
+                    });
+                }
+            }
+            core.check()?;
+            if found == 0 && u32::from(code) >= core.deepest.load(Ordering::Relaxed) {
+                break;
+            }
+            depth += 1;
+            if depth > codes.max_plies() {
+                return Err(Declined::TooDeep);
             }
         }
-        core.check()?;
-        if found == 0 && u32::from(code) >= core.deepest.load(Ordering::Relaxed) {
-            break;
-        }
-        depth += 1;
-        if depth > codes.max_plies() {
-            return Err(Declined::TooDeep);
+        depths = depths.max(depth);
+        retrograde_seconds += retrograde_start.elapsed().as_secs_f64();
+        if sliced {
+            observer.progressed(2 * part.len() as u64 * CHUNK);
         }
     }
     let Core { cells, ep, .. } = core;
@@ -948,8 +1076,8 @@ fn solve<const N: usize>(
         cells,
         ep_cells: ep.map(|ep| ep.cells),
         max_plies,
-        depths: depth,
-        retrograde_seconds: retrograde_start.elapsed().as_secs_f64(),
+        depths,
+        retrograde_seconds,
     })
 }
 
@@ -962,10 +1090,11 @@ fn is_slider(piece: Piece) -> bool {
 fn for_each_of_code(
     cells: &Cells,
     presence: &[[AtomicU64; 4]],
+    part: Option<&[usize]>,
     code: u8,
     visit: impl Fn(u64) + Sync,
 ) -> u64 {
-    for_each_chunk_of_code(cells, presence, code, |first, end| {
+    for_each_chunk_of_code(cells, presence, part, code, |first, end| {
         let mut count = 0;
         cells.for_each_equal(first, end, code, |slot| {
             count += 1;
@@ -975,18 +1104,21 @@ fn for_each_of_code(
     })
 }
 
-/// Calls `scan` with the slots `first..end` of every chunk of `cells` whose code set
-/// (`presence`) has `code`, in parallel; the sum of what it returns.
+/// Calls `scan` with the slots `first..end` of every chunk of `cells` (of `part`, if given)
+/// whose code set (`presence`) has `code`, in parallel; the sum of what it returns.
 fn for_each_chunk_of_code(
     cells: &Cells,
     presence: &[[AtomicU64; 4]],
+    part: Option<&[usize]>,
     code: u8,
     scan: impl Fn(u64, u64) -> u64 + Sync,
 ) -> u64 {
     let (word, bit) = (usize::from(code >> 6), 1u64 << (code & 63));
-    let tasks: Vec<usize> = (0..presence.len())
-        .filter(|&c| presence[c][word].load(Ordering::Relaxed) & bit != 0)
-        .collect();
+    let has_code = |&c: &usize| presence[c][word].load(Ordering::Relaxed) & bit != 0;
+    let tasks: Vec<usize> = match part {
+        Some(part) => part.iter().copied().filter(has_code).collect(),
+        None => (0..presence.len()).filter(has_code).collect(),
+    };
     tasks
         .par_iter()
         .map(|&chunk| {
@@ -1002,12 +1134,13 @@ fn for_each_chunk_of_code(
 fn for_each_run_of_code(
     cells: &Cells,
     presence: &[[AtomicU64; 4]],
+    part: Option<&[usize]>,
     code: u8,
     squares: u64,
     visit: impl Fn(u64, u64) + Sync,
 ) -> u64 {
     debug_assert!(squares <= 64);
-    for_each_chunk_of_code(cells, presence, code, |first, end| {
+    for_each_chunk_of_code(cells, presence, part, code, |first, end| {
         let mut count = 0;
         let (mut start, mut mask) = (0, 0u64);
         cells.for_each_equal(first, end, code, |slot| {
@@ -1163,6 +1296,8 @@ impl<const N: usize> Core<'_, N> {
     #[inline(always)]
     fn staying_targets(&self, i: usize, from: Sq, occ: Board64, attacks: Board64) -> Board64 {
         match self.shared.piece[i] {
+            // Pushes between slices are exits.
+            Piece::Pawn if self.sliced => 0,
             Piece::Pawn => {
                 let x = self.side_of(i);
                 self.shared.bits.pawn_pushes(x, from, occ) & !self.shared.bits.last_rank(x)
@@ -1184,6 +1319,7 @@ impl<const N: usize> Core<'_, N> {
     #[inline(always)]
     fn unmove_targets(&self, i: usize, sq: Sq, occ: Board64) -> Board64 {
         match self.shared.piece[i] {
+            Piece::Pawn if self.sliced => 0,
             Piece::Pawn => self.shared.bits.pawn_unpushes(self.side_of(i), sq, occ),
             piece => self.shared.bits.attacks(piece, sq, occ) & !occ,
         }
@@ -1267,8 +1403,17 @@ impl<const N: usize> Core<'_, N> {
             let pawn = self.shared.piece[i] == Piece::Pawn;
             let mut targets = attacks[i] & p.by_side[y] & !skip[i];
             if pawn {
-                targets |=
-                    self.shared.bits.pawn_pushes(x, from, p.occ) & self.shared.bits.last_rank(x);
+                let pushes = self.shared.bits.pawn_pushes(x, from, p.occ);
+                targets |= pushes & self.shared.bits.last_rank(x);
+                if self.sliced {
+                    self.for_each_push_exit(
+                        p,
+                        i,
+                        pushes & !self.shared.bits.last_rank(x),
+                        x,
+                        &mut visit,
+                    );
+                }
             }
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
@@ -1290,6 +1435,36 @@ impl<const N: usize> Core<'_, N> {
                     visit(self.exit_value(&after, rule, x));
                 }
             }
+        }
+    }
+
+    /// Calls `visit` with the value (for the side to move after it) of each push of pawn `i`
+    /// of side `x` in `p` to the squares of `pushes` (none promoting), in a sliced layout: the
+    /// child lies in a slice solved before, whose undecided slots are draws.
+    #[inline]
+    fn for_each_push_exit(
+        &self,
+        p: &Placed<N>,
+        i: usize,
+        mut pushes: Board64,
+        x: usize,
+        visit: &mut impl FnMut(Value),
+    ) {
+        if pushes == 0 {
+            return;
+        }
+        let slot = self.shared.layout.slot(&p.sq);
+        while pushes != 0 {
+            let t = pushes.trailing_zeros() as Sq;
+            pushes &= pushes - 1;
+            let (child, _) = self.moved_unfolded(slot, &p.sq, i, t);
+            let code = self.cells[1 - x].get(child);
+            visit(match self.codes.plies(code) {
+                _ if code == NONE => Value::Illegal,
+                Some(k) if k % 2 == 1 => Value::Win(k),
+                Some(k) => Value::Loss(k),
+                None => Value::Draw,
+            });
         }
     }
 
@@ -1878,21 +2053,27 @@ impl<const N: usize> Core<'_, N> {
     /// parents' moves rather than the losses' un-moves: cheaper when the parents not yet won
     /// are fewer than the losses. Chunks in `open` (side `y`) are scanned, each by one task,
     /// which alone writes it; one left with no such slot is closed.
-    fn pull_wins(&self, y: usize, plies: u32, open: &[AtomicBool]) {
+    fn pull_wins(
+        &self,
+        y: usize,
+        plies: u32,
+        open: &[AtomicBool],
+        part: &[usize],
+        chunk_end: &[u64],
+    ) {
         let loss = self.codes.decided(plies - 1);
         let win = self.codes.decided(plies);
-        let size = self.cells[y].len();
         let pending = |code: u8| {
             code != NONE
                 && code != CANDIDATE
                 && (code < win && self.codes.plies(code).is_none() || code > win)
         };
-        (0..open.len()).into_par_iter().for_each(|chunk| {
+        part.par_iter().for_each(|&chunk| {
             if !open[chunk].load(Ordering::Relaxed) {
                 return;
             }
             let first = chunk as u64 * CHUNK;
-            let end = (first + CHUNK).min(size);
+            let end = chunk_end[chunk];
             let mut left = false;
             for slot in first..end {
                 let old = self.cells[y].get(slot);
