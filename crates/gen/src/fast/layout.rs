@@ -149,7 +149,7 @@ impl Layout {
     }
 
     /// The layout of `material` split into slices by its pawns' squares, if they make slices
-    /// (see [`sliced`]); `None` otherwise.
+    /// (pawns of one side only, the last man not a pawn); `None` otherwise.
     pub fn sliced(geo: &Geometry, material: Material) -> Option<Layout> {
         if !sliced(&material.men()) {
             return None;
@@ -280,7 +280,7 @@ impl Layout {
     }
 
     /// How many men's fields make slices: the pawns, when the layout is split by their
-    /// squares (see [`sliced`]); `0` otherwise.
+    /// squares ([`Layout::sliced`]); `0` otherwise.
     pub fn slices(&self) -> usize {
         self.lead.len()
     }
