@@ -306,11 +306,9 @@ impl Layout {
                 let rank = sq / self.files;
                 rank > 0 && rank + 1 < self.ranks
             });
-            let distinct = pawns
-                .iter()
-                .enumerate()
-                .all(|(k, sq)| !pawns[..k].contains(sq));
-            if !on_board || !distinct || !pawns.is_sorted() {
+            // Identical pawns in increasing order of square, none on another's.
+            let in_order = pawns.windows(2).all(|w| w[0] < w[1]);
+            if !on_board || !in_order {
                 continue;
             }
             // Each push moves a white pawn up a rank or a black pawn down one.

@@ -1194,6 +1194,7 @@ enum Node {
 
 /// The men's squares and occupancy of one slot.
 struct Placed<const N: usize> {
+    slot: u64,
     sq: [Sq; N],
     occ: Board64,
     by_side: [Board64; 2],
@@ -1263,7 +1264,12 @@ impl<const N: usize> Core<'_, N> {
             }
         }
         let occ = by_side[0] | by_side[1];
-        (occ.count_ones() as usize == N).then_some(Placed { sq, occ, by_side })
+        (occ.count_ones() as usize == N).then_some(Placed {
+            slot,
+            sq,
+            occ,
+            by_side,
+        })
     }
 
     /// The squares man `i` on `sq` attacks when `occ` is occupied (a pawn: its captures).
@@ -1450,21 +1456,13 @@ impl<const N: usize> Core<'_, N> {
         x: usize,
         visit: &mut impl FnMut(Value),
     ) {
-        if pushes == 0 {
-            return;
-        }
-        let slot = self.shared.layout.slot(&p.sq);
         while pushes != 0 {
             let t = pushes.trailing_zeros() as Sq;
             pushes &= pushes - 1;
-            let (child, _) = self.moved_unfolded(slot, &p.sq, i, t);
-            let code = self.cells[1 - x].get(child);
-            visit(match self.codes.plies(code) {
-                _ if code == NONE => Value::Illegal,
-                Some(k) if k % 2 == 1 => Value::Win(k),
-                Some(k) => Value::Loss(k),
-                None => Value::Draw,
-            });
+            let (child, _) = self.moved_unfolded(p.slot, &p.sq, i, t);
+            // Read as a stored entry: nothing is folded, as sliced tables never rebase.
+            let code = self.codes.stored(self.cells[1 - x].get(child));
+            visit(Value::from_code(u32::from(code)));
         }
     }
 
@@ -1536,7 +1534,12 @@ impl<const N: usize> Core<'_, N> {
                     }
                 }
                 attacks[last] = self.man_attacks(last, t, occ);
-                let p = Placed { sq, occ, by_side };
+                let p = Placed {
+                    slot,
+                    sq,
+                    occ,
+                    by_side,
+                };
                 visit(slot, self.classify(&p, &attacks, &run));
             }
             captures = run.captures;
