@@ -34,9 +34,9 @@
 //!   one whose only moves are exits into wins is lost after the longest of them, stored at
 //!   once. Moves that stay are not counted. The pass goes a *run* at a time — the slots that
 //!   differ only in the last man's square, whose field is the last, so that they are
-//!   consecutive: the other men's attacks are found once a run, and so is every capture whose
-//!   slot in the other table moves with the last man's square alone (neither king moves with
-//!   it, so that table's fold is fixed for the run: `Core::run_captures`).
+//!   consecutive: the other men's attacks are found once a run, and so is every capture or
+//!   promotion whose slot in the other table moves with the last man's square alone (neither
+//!   king moves with it, so that table's fold is fixed for the run: `Core::run_exits`).
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -1200,15 +1200,20 @@ struct Placed<const N: usize> {
     by_side: [Board64; 2],
 }
 
-/// A capture of a run of [`Core::classify_range`] whose slot in the table it leads into moves
-/// with the last man's square only (`Core::run_captures`).
-struct RunCapture<'a> {
-    /// The side that captures.
+/// A capture, or a promotion without one, of a run of [`Core::classify_range`] whose slot in
+/// the table it leads into moves with the last man's square only (`Core::run_exits`).
+struct RunExit<'a> {
+    /// The side that moves.
     side: usize,
-    /// The capturing man.
+    /// The moving man.
     capturer: usize,
-    /// The captured man's square, as a set (`0`: the last man's, which moves with the run).
+    /// A capture: the captured man's square, as a set (`0`: the last man's, which moves with
+    /// the run). A promotion: the squares the pawn passes and moves to (two for a double step
+    /// onto the last rank of a board of four ranks).
     target: Board64,
+    /// Whether it is a promotion, which holds while the last man stands on none of `target`
+    /// (a capture holds while the moving man attacks `target`).
+    push: bool,
     /// The entry codes of the other table, with its side to move after the capture.
     codes: &'a [u8],
     /// The slot there with the field of the man on the last man's square `0`.
@@ -1221,17 +1226,31 @@ struct RunCapture<'a> {
     maps: [&'a [Sq]; 2],
 }
 
-/// The captures of one run, and by man, the squares whose captures they cover.
-struct RunCaptures<'a, const N: usize> {
-    captures: Vec<RunCapture<'a>>,
-    /// By capturing man, the squares of the other men whose captures are here.
+/// The exits of one run, and by man, the squares whose captures and promotions they cover.
+struct RunExits<'a, const N: usize> {
+    exits: Vec<RunExit<'a>>,
+    /// By moving man, the squares of the other men whose captures are here, and the squares
+    /// whose promotions are.
     skip: [Board64; N],
     /// By capturing man, every square (`u64::MAX`) if its capture of the last man is here.
     skip_last: [Board64; N],
 }
 
-impl RunCapture<'_> {
-    /// The code of the capture when the last man stands on `last` (with `mirror_rank` the
+impl RunExit<'_> {
+    /// Whether the exit is a move when the last man stands on `last`, given the moving man's
+    /// attacks there.
+    #[inline(always)]
+    fn holds(&self, last: Sq, attacks: Board64) -> bool {
+        if self.push {
+            self.target & (1 << last) == 0
+        } else if self.target == 0 {
+            attacks & (1 << last) != 0
+        } else {
+            attacks & self.target != 0
+        }
+    }
+
+    /// The code of the exit when the last man stands on `last` (with `mirror_rank` the
     /// board's rank mirror).
     #[inline(always)]
     fn code(&self, last: usize, mirror_rank: &[Sq]) -> u8 {
@@ -1392,8 +1411,8 @@ impl<const N: usize> Core<'_, N> {
         self.for_each_exit_but(p, attacks, x, &[0; N], visit);
     }
 
-    /// [`Core::for_each_exit`], leaving out the captures by each man `i` on the squares of
-    /// `skip[i]`.
+    /// [`Core::for_each_exit`], leaving out the captures and promotions by each man `i` on (or
+    /// onto) the squares of `skip[i]`.
     #[inline(always)]
     fn for_each_exit_but(
         &self,
@@ -1410,7 +1429,7 @@ impl<const N: usize> Core<'_, N> {
             let mut targets = attacks[i] & p.by_side[y] & !skip[i];
             if pawn {
                 let pushes = self.shared.bits.pawn_pushes(x, from, p.occ);
-                targets |= pushes & self.shared.bits.last_rank(x);
+                targets |= pushes & self.shared.bits.last_rank(x) & !skip[i];
                 if self.sliced {
                     self.for_each_push_exit(
                         p,
@@ -1472,7 +1491,7 @@ impl<const N: usize> Core<'_, N> {
     /// when the last man stands on one of its lines (a man elsewhere blocks none of them).
     fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
         let last = N - 1;
-        let mut captures = Vec::new();
+        let mut exits = Vec::new();
         let squares = self.shared.layout.square_count();
         let mut slot = first;
         while slot < end {
@@ -1502,13 +1521,13 @@ impl<const N: usize> Core<'_, N> {
             for i in 0..last {
                 outer_attacks[i] = self.man_attacks(i, sq[i], outer_occ);
             }
-            captures.clear();
-            let mut run = RunCaptures {
-                captures: std::mem::take(&mut captures),
+            exits.clear();
+            let mut run = RunExits {
+                exits: std::mem::take(&mut exits),
                 skip: [0; N],
                 skip_last: [0; N],
             };
-            self.run_captures(&sq, outer_by_side, &outer_attacks, &mut run);
+            self.run_exits(&sq, outer_by_side, outer_occ, &outer_attacks, &mut run);
             let last_side = self.side_of(last);
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
@@ -1542,26 +1561,29 @@ impl<const N: usize> Core<'_, N> {
                 };
                 visit(slot, self.classify(&p, &attacks, &run));
             }
-            captures = run.captures;
+            exits = run.exits;
             slot = run_end;
         }
     }
 
-    /// Fills `run` with the captures of a run (the men but the last on `sq`, `by_side` and
-    /// `attacks` theirs) whose slot in the table they lead into is a base plus the last man's
-    /// square, turned, times a stride — the same for the whole run. The other table's fold
-    /// depends on its kings alone, so that holds of a capture that moves no king's square
-    /// with the last man, promotes nothing, and leads into a table kept whole in which the
-    /// man standing on the last man's square has no identical companion (or, when the last
-    /// man captures, of any such capture: its slot is fixed). Such a capture holds in a slot
-    /// while its capturing man attacks the captured man's square there (the last man may
-    /// block a slider); the others are looked up a slot at a time ([`Core::exit_value`]).
-    fn run_captures<'s>(
+    /// Fills `run` with the captures and promotions of a run (the men but the last on `sq`,
+    /// `by_side`, `occ` and `attacks` theirs) whose slot in the table they lead into is a base
+    /// plus the last man's square, turned, times a stride — the same for the whole run. The
+    /// other table's fold depends on its kings alone, so that holds of an exit that moves no
+    /// king's square with the last man and leads into a table kept whole in which the man
+    /// standing on the last man's square has no identical companion (or, when the last man
+    /// captures, of any such capture: its slot is fixed). Such a capture holds in a slot while
+    /// its capturing man attacks the captured man's square there (the last man may block a
+    /// slider), and a promotion of a man but the last while the last man does not stand on the
+    /// square it moves to; the others (a capture that promotes among them) are looked up a
+    /// slot at a time ([`Core::exit_value`]).
+    fn run_exits<'s>(
         &'s self,
         sq: &[Sq; N],
         by_side: [Board64; 2],
+        occ: Board64,
         attacks: &[Board64; N],
-        run: &mut RunCaptures<'s, N>,
+        run: &mut RunExits<'s, N>,
     ) {
         let last = N - 1;
         let last_side = self.side_of(last);
@@ -1595,6 +1617,15 @@ impl<const N: usize> Core<'_, N> {
                         self.add_run_capture(sq, i, j, Some(last), run);
                     }
                 }
+                if self.shared.piece[i] == Piece::Pawn {
+                    let pushes = self.shared.bits.pawn_pushes(x, sq[i], occ);
+                    let mut promotions = pushes & self.shared.bits.last_rank(x);
+                    while promotions != 0 {
+                        let t = promotions.trailing_zeros() as Sq;
+                        promotions &= promotions - 1;
+                        self.add_run_promotion(sq, i, t, run);
+                    }
+                }
             }
         }
     }
@@ -1608,22 +1639,71 @@ impl<const N: usize> Core<'_, N> {
         i: usize,
         j: usize,
         moving: Option<usize>,
-        run: &mut RunCaptures<'s, N>,
+        run: &mut RunExits<'s, N>,
     ) {
         let last = N - 1;
         let rule = self.shared.exits.captures[j].expect("kings are never captured");
-        let sub = &self.shared.subs[rule.sub];
-        let k = moving.map(|m| rule.to[m]);
-        if sub.field.is_some() || k.is_some_and(|k| sub.layout.is_grouped(k)) {
-            return;
-        }
-        // The man on the last man's square stands anywhere meanwhile: its field is taken out
-        // of the base below.
         let mut moved = *sq;
         if j != last {
             moved[i] = sq[j];
         }
-        let mut after = self.exit_squares(&moved, rule);
+        let target = if j == last { 0 } else { 1 << sq[j] };
+        if self.add_run_exit(&moved, rule, i, target, false, moving, run) {
+            if j == last {
+                run.skip_last[i] = u64::MAX;
+            } else {
+                run.skip[i] |= 1 << sq[j];
+            }
+        }
+    }
+
+    /// Adds to `run` the promotions of pawn `i` (not the last man) moving to the square `to` of
+    /// a run on `sq`, the squares it passes and moves to empty of the other men, if their slots
+    /// in the other tables move with the run as [`Core::run_exits`] needs.
+    fn add_run_promotion<'s>(&'s self, sq: &[Sq; N], i: usize, to: Sq, run: &mut RunExits<'s, N>) {
+        let last = N - 1;
+        let path = self.shared.bits.between(sq[i], to) | 1 << to;
+        let mut moved = *sq;
+        moved[i] = to;
+        let rules = self.shared.exits.promotions[i].map(|rule| rule.expect("pawns promote"));
+        // All four or none: the skip below covers the push.
+        let fits = rules.iter().all(|rule| {
+            let sub = &self.shared.subs[rule.sub];
+            sub.field.is_none() && !sub.layout.is_grouped(rule.to[last])
+        });
+        if !fits {
+            return;
+        }
+        for rule in rules {
+            let added = self.add_run_exit(&moved, rule, i, path, true, Some(last), run);
+            debug_assert!(added, "the promotion's table was checked to fit");
+        }
+        run.skip[i] |= 1 << to;
+    }
+
+    /// Adds to `run` the exit (`rule`) of man `i`, leaving the men on `moved` (the one on the
+    /// last man's square standing anywhere meanwhile), if its slot in the other table moves with
+    /// the run: `moving` is the man on the last man's square after it (`None`: no man, the last
+    /// man having moved away). Returns whether it was added.
+    #[allow(clippy::too_many_arguments)]
+    fn add_run_exit<'s>(
+        &'s self,
+        moved: &[Sq; N],
+        rule: ExitRule,
+        i: usize,
+        target: Board64,
+        push: bool,
+        moving: Option<usize>,
+        run: &mut RunExits<'s, N>,
+    ) -> bool {
+        let sub = &self.shared.subs[rule.sub];
+        let k = moving.map(|m| rule.to[m]);
+        if sub.field.is_some() || k.is_some_and(|k| sub.layout.is_grouped(k)) {
+            return false;
+        }
+        // The man on the last man's square stands anywhere meanwhile: its field is taken out
+        // of the base below.
+        let mut after = self.exit_squares(moved, rule);
         let maps = sub.layout.fold_maps(after[0], after[1]);
         sub.layout.fold(&mut after[..rule.len]);
         let slot = sub.layout.slot(&after[..rule.len]);
@@ -1635,21 +1715,18 @@ impl<const N: usize> Core<'_, N> {
             None => (slot, 0),
         };
         let x = self.side_of(i);
-        run.captures.push(RunCapture {
+        run.exits.push(RunExit {
             side: x,
             capturer: i,
-            target: if j == last { 0 } else { 1 << sq[j] },
+            target,
+            push,
             codes: &sub.codes[(1 - x) ^ usize::from(rule.flipped)],
             base,
             stride,
             mirror: rule.flipped,
             maps,
         });
-        if j == last {
-            run.skip_last[i] = u64::MAX;
-        } else {
-            run.skip[i] |= 1 << sq[j];
-        }
+        true
     }
 
     /// The side of man `i` (0 White, 1 Black).
@@ -1662,7 +1739,7 @@ impl<const N: usize> Core<'_, N> {
     /// attacks: they say which king is attacked (legality for one side to move, check for the
     /// other) and which captures there are.
     #[inline(always)]
-    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N], run: &RunCaptures<'_, N>) -> [u8; 2] {
+    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N], run: &RunExits<'_, N>) -> [u8; 2] {
         let mut by_side_attacks = [0 as Board64; 2];
         for (i, &a) in attacks.iter().enumerate() {
             by_side_attacks[self.side_of(i)] |= a;
@@ -1687,7 +1764,7 @@ impl<const N: usize> Core<'_, N> {
         &self,
         p: &Placed<N>,
         attacks: &[Board64; N],
-        run: &RunCaptures<'_, N>,
+        run: &RunExits<'_, N>,
         x: usize,
         in_check: bool,
     ) -> u8 {
@@ -1703,15 +1780,10 @@ impl<const N: usize> Core<'_, N> {
         };
         // The opponent's king is not attacked (the placement is legal with `x` to move).
         let last_sq = p.sq[N - 1];
-        for capture in run.captures.iter().filter(|c| c.side == x) {
-            let target = if capture.target == 0 {
-                1 << last_sq
-            } else {
-                capture.target
-            };
-            if attacks[capture.capturer] & target != 0 {
+        for exit in run.exits.iter().filter(|e| e.side == x) {
+            if exit.holds(last_sq, attacks[exit.capturer]) {
                 count(Value::from_code(u32::from(
-                    capture.code(usize::from(last_sq), &self.shared.mirror_rank),
+                    exit.code(usize::from(last_sq), &self.shared.mirror_rank),
                 )));
             }
         }
