@@ -318,6 +318,28 @@ fn fast_core_equals_reference_core_with_pawn_slices() {
 }
 
 #[test]
+fn pawn_slices_give_the_watch_codes_up_a_part_at_a_time() {
+    // Watch codes that leave the work byte a few depths. With 12 (KNPvKB on 5×5), the first
+    // parts' captures already lie deeper: their init passes are made again without watching,
+    // and the later parts' pushes lie deeper too, so they start without. With 40, one part
+    // goes deeper partway through its passes and gives the watch codes up for the whole
+    // table; later parts start watching again, some give them up for their own chunks
+    // partway, others at their end, others from the start (their pushes lie too deep). With
+    // 24, KQPvKQ on 4×4 gives them up partway, for the table and then for a part.
+    for (board, material, depths) in [
+        ((5, 5), "KNPvKB", 12),
+        ((5, 5), "KNPvKB", 40),
+        ((4, 4), "KQPvKQ", 24),
+    ] {
+        let tuning = fast::Tuning {
+            watch_keys: Some((fast::MAX_WORK_PLIES - depths) as u8),
+            ..fast::Tuning::default()
+        };
+        cores_agree_tuned(board, &[material], tuning);
+    }
+}
+
+#[test]
 fn fast_core_equals_reference_core_with_en_passant() {
     // Pawns of both sides: double steps answered en passant (positions of their own), by one
     // or two pawns, into wins, draws and losses, after mate and stalemate of the placement,

@@ -340,6 +340,42 @@ impl Layout {
         groups.into_iter().map(|(_, group)| group).collect()
     }
 
+    /// The slices that a push of one pawn of slice `number` leads into (a single or double
+    /// step that promotes nothing, to a square no other pawn stands on; a man standing in the
+    /// way is not looked at). Each comes earlier in [`Layout::slice_groups`].
+    pub fn push_targets(&self, number: u64) -> Vec<u64> {
+        let pawns = self.slice_squares(number);
+        let files = Sq::from(self.files);
+        let mut targets = Vec::new();
+        for (k, (&i, &sq)) in self.lead.iter().zip(&pawns).enumerate() {
+            let rank = sq / files;
+            // Ranks counted from the pawn's own side: it starts on 1 and promotes on the last.
+            let (own_rank, up): (u8, fn(Sq, Sq) -> Sq) = match self.men[i].0 {
+                Side::White => (rank, |sq, d| sq + d),
+                Side::Black => (self.ranks - 1 - rank, |sq, d| sq - d),
+            };
+            let steps: &[Sq] = if own_rank == 1 { &[1, 2] } else { &[1] };
+            for &step in steps {
+                if own_rank + step + 1 >= self.ranks {
+                    continue;
+                }
+                let to = up(sq, step * files);
+                if pawns.contains(&to) {
+                    continue;
+                }
+                let mut moved = pawns.clone();
+                moved[k] = to;
+                moved.sort_unstable();
+                targets.push(
+                    moved
+                        .iter()
+                        .fold(0, |n, &sq| n * self.squares + u64::from(sq)),
+                );
+            }
+        }
+        targets
+    }
+
     /// The squares of the lead men (the pawns) of slice `number`, in men order.
     fn slice_squares(&self, mut number: u64) -> Vec<Sq> {
         let mut pawns = vec![0 as Sq; self.lead.len()];
@@ -348,6 +384,11 @@ impl Layout {
             number /= self.squares;
         }
         pawns
+    }
+
+    /// The number of slices of a sliced layout (blocks of [`Layout::slice_span`], used or not).
+    pub fn slices_count(&self) -> usize {
+        (self.size / self.block) as usize
     }
 
     /// The slots `first..end` of slice `number` that may be used (the rest of its block, up
@@ -1037,23 +1078,36 @@ mod tests {
             assert_eq!(group_of.len(), legal, "{material}");
             for (&number, &g) in &group_of {
                 let pawns = layout.slice_squares(number);
+                let mut children = Vec::new();
                 for k in 0..pawns.len() {
-                    // A white pawn's push, not onto the last rank nor another pawn.
-                    let to = pawns[k] + files;
-                    if to / files == ranks - 1 || pawns.contains(&to) {
-                        continue;
+                    // A white pawn's push (two squares from the second rank), not onto the
+                    // last rank nor another pawn.
+                    let steps = if pawns[k] / files == 1 { 2 } else { 1 };
+                    for step in 1..=steps {
+                        let to = pawns[k] + step * files;
+                        if to / files >= ranks - 1 || pawns.contains(&to) {
+                            continue;
+                        }
+                        let mut after = pawns.clone();
+                        after[k] = to;
+                        after.sort_unstable();
+                        let child = after
+                            .iter()
+                            .fold(0, |n, &sq| n * layout.squares + u64::from(sq));
+                        assert!(
+                            group_of[&child] < g,
+                            "{material}: a push leads to a later slice"
+                        );
+                        children.push(child);
                     }
-                    let mut after = pawns.clone();
-                    after[k] = to;
-                    after.sort_unstable();
-                    let child = after
-                        .iter()
-                        .fold(0, |n, &sq| n * layout.squares + u64::from(sq));
-                    assert!(
-                        group_of[&child] < g,
-                        "{material}: a push leads to a later slice"
-                    );
                 }
+                let mut targets = layout.push_targets(number);
+                targets.sort_unstable();
+                children.sort_unstable();
+                assert_eq!(
+                    targets, children,
+                    "{material}: the pushes of slice {number}"
+                );
                 let (first, end) = layout.slice_span(number);
                 for slot in (first..end).step_by(1009) {
                     let squares: [Sq; 5] = layout.decode_array(slot);

@@ -79,9 +79,13 @@
 //! `k + 1` at once, one into a win in any depth counts as a move that loses. The slots a
 //! part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
 //! and the slices of pawns on an end rank are never touched. Rebasing is declined here
-//! (a later part still reads the exact depths of earlier ones); giving up the watch codes
-//! is not (it remaps the whole table). With pawns of both sides (en passant) or a pawn as
-//! the last man, the table is solved whole.
+//! (a later part still reads the exact depths of earlier ones). The watch codes are given up
+//! a part at a time: each part starts with them, and the parts solved so far share one
+//! encoding, which pushes read (`Core::finished`). The first part to go deeper than they
+//! allow — in its init pass (its exits lie too deep; the pass is made again) or in a later
+//! pass — gives them up for the whole table, as a table solved whole does; every part after
+//! it gives them up for its own chunks alone, when it must or at its end. With pawns of both
+//! sides (en passant) or a pawn as the last man, the table is solved whole.
 //!
 //! # En passant
 //!
@@ -434,8 +438,10 @@ impl From<GenError> for Declined {
 struct Core<'a, const N: usize> {
     /// What every instance shares: tables, men, capture rules.
     shared: &'a Parts<'a>,
-    /// The codes the cells hold.
+    /// The codes the cells hold (sliced: those of the part being solved).
     codes: WorkCodes,
+    /// Sliced: the codes the parts solved so far hold, which pushes read.
+    finished: WorkCodes,
     /// Whether man `i` has identical companions (its moves put them in order again).
     refold: [bool; MAX_MEN],
     /// Whether any man has an identical companion.
@@ -784,14 +790,18 @@ fn solve<const N: usize>(
     let mut chunk_end: Vec<u64> = (0..chunks as u64)
         .map(|c| ((c + 1) * CHUNK).min(size))
         .collect();
+    let groups = if sliced {
+        layout.slice_groups()
+    } else {
+        Vec::new()
+    };
     let plan: Vec<Vec<usize>> = if sliced {
-        layout
-            .slice_groups()
-            .into_iter()
+        groups
+            .iter()
             .map(|group| {
                 group
-                    .into_iter()
-                    .flat_map(|number| {
+                    .iter()
+                    .flat_map(|&number| {
                         let (first, end) = layout.slice_span(number);
                         let chunks = (first / CHUNK) as usize..end.div_ceil(CHUNK) as usize;
                         for c in chunks.clone() {
@@ -813,6 +823,7 @@ fn solve<const N: usize>(
         by_runs: N >= 3 && parts.ep_layout.is_none(),
         sliced,
         codes,
+        finished: codes,
         shared: parts,
         cells: [Cells::new(size), Cells::new(size)],
         presence: [presence_sets(chunks), presence_sets(chunks)],
@@ -844,75 +855,41 @@ fn solve<const N: usize>(
     } else {
         observer.phase(material, Phase::Init, 2 * size);
     }
-    for part in &plan {
-        // Each part's counts start again: it is solved from depth 0 as a table of its own.
-        for losses in &core.losses {
-            for count in losses {
-                count.store(0, Ordering::Relaxed);
+    // The codes each part starts with.
+    let watching = codes;
+    // Sliced: by slice, the deepest pass its part made (`0` before it is solved).
+    let mut slice_depths = vec![0u32; if sliced { layout.slices_count() } else { 0 }];
+    for (p, part) in plan.iter().enumerate() {
+        if sliced {
+            codes = watching;
+            core.codes = codes;
+            // A push into a slice `d` plies deep stores at most `d + 1` plies here: a part
+            // whose pushes reach deeper than the watch codes allow starts without them.
+            let pushes_depth = groups[p]
+                .iter()
+                .flat_map(|&number| layout.push_targets(number))
+                .map(|target| slice_depths[target as usize])
+                .max()
+                .unwrap_or(0);
+            if codes.watch_keys > 0 && pushes_depth + 1 > codes.max_plies() {
+                codes = core.stop_watching_part(part);
             }
         }
-        core.deepest.store(0, Ordering::Relaxed);
-
-        // Init.
-        let deepest = &core.deepest;
-        let legal = [AtomicU64::new(0), AtomicU64::new(0)];
-        part.par_iter().for_each(|&chunk| {
-            let first = chunk as u64 * CHUNK;
-            let end = chunk_end[chunk];
-            let mut present = [[0u64; 4]; 2];
-            let mut local_legal = [0; 2];
-            let mut local_deepest = 0;
-            // By side, how many slots of the chunk hold each code, the decided ones.
-            let mut decided = [[0u32; 256]; 2];
-            let first_decided = codes.decided(0);
-            // The chunk's words belong to this task alone: they are assembled here and stored whole.
-            let mut words = [[0u64; CHUNK as usize / 8]; 2];
-            core.classify_range(first, end, |slot, codes| {
-                for (x, code) in codes.into_iter().enumerate() {
-                    if code != NONE {
-                        local_legal[x] += 1;
-                        if code >= first_decided {
-                            decided[x][usize::from(code)] += 1;
-                        }
-                        present[x][usize::from(code >> 6)] |= 1 << (code & 63);
-                        local_deepest = local_deepest.max(code);
-                        let at = (slot - first) as usize;
-                        words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
-                    }
-                }
-            });
-            for (x, words) in words.iter().enumerate() {
-                for (k, &w) in words
-                    .iter()
-                    .enumerate()
-                    .take(((end - first) as usize).div_ceil(8))
-                {
-                    core.cells[x].set_word((first / 8) as usize + k, w);
-                }
+        let legal = loop {
+            // Each part's counts start again: it is solved from depth 0 as a table of its own.
+            let legal = core.init_pass(part, chunk_end, (!sliced).then_some(observer));
+            if sliced && codes.watch_keys > 0 && core.too_deep.load(Ordering::Relaxed) {
+                // The part's exits lie deeper than the watch codes allow: its init pass is made
+                // again without them.
+                core.too_deep.store(false, Ordering::Relaxed);
+                codes = core.stop_watching_part(part);
+                continue;
             }
-            for (x, present) in present.into_iter().enumerate() {
-                for (w, bits) in core.presence[x][chunk].iter().zip(present) {
-                    w.store(bits, Ordering::Relaxed);
-                }
-            }
-            for (legal, local) in legal.iter().zip(local_legal) {
-                legal.fetch_add(local, Ordering::Relaxed);
-            }
-            for (x, decided) in decided.iter().enumerate() {
-                for (code, &count) in decided.iter().enumerate() {
-                    if count > 0 {
-                        core.count_losses(x, code as u8, u64::from(count));
-                    }
-                }
-            }
-            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
-            if !sliced {
-                observer.progressed(2 * (end - first));
-            }
-        });
-        core.check()?;
-        core.init_ep();
-        core.check()?;
+            core.check()?;
+            core.init_ep();
+            core.check()?;
+            break legal;
+        };
         let retrograde_start = std::time::Instant::now();
 
         // Depth by depth.
@@ -932,7 +909,10 @@ fn solve<const N: usize>(
             // fit beside the watch codes, the watch codes are given up, in place; when they no
             // longer fit at all, the shallow depths are folded away ([`rebase`]).
             if depth + 1 > codes.rebase_limit() && codes.watch_keys > 0 {
-                codes = core.stop_watching();
+                codes = match sliced {
+                    true => core.stop_watching_part(part),
+                    false => core.stop_watching(None),
+                };
             }
             if depth + 1 > codes.rebase_limit() {
                 // The slices solved later read the codes of those solved before: a rebase would
@@ -1064,11 +1044,21 @@ fn solve<const N: usize>(
             }
         }
         depths = depths.max(depth);
+        if sliced {
+            for &number in &groups[p] {
+                slice_depths[number as usize] = depth;
+            }
+        }
+        if sliced && core.finished.watch_keys == 0 && codes.watch_keys > 0 {
+            // The parts solved before gave the watch codes up: this one follows.
+            codes = core.stop_watching(Some(part));
+        }
         retrograde_seconds += retrograde_start.elapsed().as_secs_f64();
         if sliced {
             observer.progressed(2 * part.len() as u64 * CHUNK);
         }
     }
+    debug_assert!(!sliced || codes.watch_keys == core.finished.watch_keys);
     let Core { cells, ep, .. } = core;
     Ok(Solved {
         codes,
@@ -1480,9 +1470,84 @@ impl<const N: usize> Core<'_, N> {
             pushes &= pushes - 1;
             let (child, _) = self.moved_unfolded(p.slot, &p.sq, i, t);
             // Read as a stored entry: nothing is folded, as sliced tables never rebase.
-            let code = self.codes.stored(self.cells[1 - x].get(child));
+            let code = self.finished.stored(self.cells[1 - x].get(child));
             visit(Value::from_code(u32::from(code)));
         }
+    }
+
+    /// The init pass over the chunks `part` (each used up to `chunk_end`): every slot's init
+    /// code with each side to move ([`Core::classify_range`]), the chunks' code sets, the
+    /// losses counted and the deepest code, all started again. Returns the legal slots by side
+    /// to move; reports its progress to `observer`, if any.
+    fn init_pass(
+        &self,
+        part: &[usize],
+        chunk_end: &[u64],
+        observer: Option<&dyn Observer>,
+    ) -> [AtomicU64; 2] {
+        for losses in &self.losses {
+            for count in losses {
+                count.store(0, Ordering::Relaxed);
+            }
+        }
+        self.deepest.store(0, Ordering::Relaxed);
+        let deepest = &self.deepest;
+        let legal = [AtomicU64::new(0), AtomicU64::new(0)];
+        part.par_iter().for_each(|&chunk| {
+            let first = chunk as u64 * CHUNK;
+            let end = chunk_end[chunk];
+            let mut present = [[0u64; 4]; 2];
+            let mut local_legal = [0; 2];
+            let mut local_deepest = 0;
+            // By side, how many slots of the chunk hold each code, the decided ones.
+            let mut decided = [[0u32; 256]; 2];
+            let first_decided = self.codes.decided(0);
+            // The chunk's words belong to this task alone: they are assembled here and stored whole.
+            let mut words = [[0u64; CHUNK as usize / 8]; 2];
+            self.classify_range(first, end, |slot, codes| {
+                for (x, code) in codes.into_iter().enumerate() {
+                    if code != NONE {
+                        local_legal[x] += 1;
+                        if code >= first_decided {
+                            decided[x][usize::from(code)] += 1;
+                        }
+                        present[x][usize::from(code >> 6)] |= 1 << (code & 63);
+                        local_deepest = local_deepest.max(code);
+                        let at = (slot - first) as usize;
+                        words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
+                    }
+                }
+            });
+            for (x, words) in words.iter().enumerate() {
+                for (k, &w) in words
+                    .iter()
+                    .enumerate()
+                    .take(((end - first) as usize).div_ceil(8))
+                {
+                    self.cells[x].set_word((first / 8) as usize + k, w);
+                }
+            }
+            for (x, present) in present.into_iter().enumerate() {
+                for (w, bits) in self.presence[x][chunk].iter().zip(present) {
+                    w.store(bits, Ordering::Relaxed);
+                }
+            }
+            for (legal, local) in legal.iter().zip(local_legal) {
+                legal.fetch_add(local, Ordering::Relaxed);
+            }
+            for (x, decided) in decided.iter().enumerate() {
+                for (code, &count) in decided.iter().enumerate() {
+                    if count > 0 {
+                        self.count_losses(x, code as u8, u64::from(count));
+                    }
+                }
+            }
+            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+            if let Some(observer) = observer {
+                observer.progressed(2 * (end - first));
+            }
+        });
+        legal
     }
 
     /// Calls `visit` with every slot of `first..end` and its init codes with White and with
@@ -2316,11 +2381,24 @@ impl<const N: usize> Core<'_, N> {
         self.cells[y].get(child)
     }
 
-    /// Gives up the watch codes between passes: watching slots become undecided (re-examined
-    /// at every new win among their children, which watching only spared checks that would
-    /// fail) and decided codes move down to the same depths without watch codes, so that a
-    /// byte holds deeper values; the chunks' code sets are made again. Returns the new codes.
-    fn stop_watching(&mut self) -> WorkCodes {
+    /// Sliced: gives up the watch codes for the part being solved (`part`, its chunks), and for
+    /// the whole table if the parts solved before still hold them ([`Core::stop_watching`]).
+    /// Returns the new codes.
+    fn stop_watching_part(&mut self, part: &[usize]) -> WorkCodes {
+        if self.finished.watch_keys == 0 {
+            return self.stop_watching(Some(part));
+        }
+        let new = self.stop_watching(None);
+        self.finished = new;
+        new
+    }
+
+    /// Gives up the watch codes between passes, in the chunks of `part` (`None`: all):
+    /// watching slots become undecided (re-examined at every new win among their children,
+    /// which watching only spared checks that would fail) and decided codes move down to the
+    /// same depths without watch codes, so that a byte holds deeper values; the chunks' code
+    /// sets are made again. Returns the new codes.
+    fn stop_watching(&mut self, part: Option<&[usize]>) -> WorkCodes {
         let old = self.codes;
         let new = WorkCodes {
             watch_keys: 0,
@@ -2334,7 +2412,7 @@ impl<const N: usize> Core<'_, N> {
                 None => c,
             }
         });
-        self.remap(&map);
+        self.remap(&map, part);
         self.codes = new;
         new
     }
@@ -2375,21 +2453,31 @@ impl<const N: usize> Core<'_, N> {
                 None => c,
             }
         });
-        self.remap(&map);
+        self.remap(&map, None);
         self.codes = new;
         Ok(new)
     }
 
-    /// Replaces every code `c` of the work tables by `map[c]`, and makes the chunks' code sets
-    /// and the deepest code again.
-    fn remap(&mut self, map: &[u8; 256]) {
+    /// Replaces every code `c` of the work tables by `map[c]`, in the chunks of `part` (`None`:
+    /// all, en-passant tables too), and makes their code sets and the deepest code again.
+    fn remap(&mut self, map: &[u8; 256], part: Option<&[usize]>) {
         let ep_tables = self
             .ep
             .iter()
+            .filter(|_| part.is_none())
             .flat_map(|ep| ep.cells.iter().zip(&ep.presence));
         for (cells, presence) in self.cells.iter().zip(&self.presence).chain(ep_tables) {
             let size = cells.len();
-            presence.par_iter().enumerate().for_each(|(chunk, sets)| {
+            let all: Vec<usize>;
+            let chunks = match part {
+                Some(part) => part,
+                None => {
+                    all = (0..presence.len()).collect();
+                    &all
+                }
+            };
+            chunks.par_iter().for_each(|&chunk| {
+                let sets = &presence[chunk];
                 let first = chunk as u64 * CHUNK;
                 let end = (first + CHUNK).min(size);
                 let mut present = [0u64; 4];
