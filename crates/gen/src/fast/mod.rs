@@ -81,11 +81,13 @@
 //! and the slices of pawns on an end rank are never touched. Rebasing is declined here
 //! (a later part still reads the exact depths of earlier ones). The watch codes are given up
 //! a part at a time: each part starts with them, and the parts solved so far share one
-//! encoding, which pushes read (`Core::finished`). The first part to go deeper than they
-//! allow — in its init pass (its exits lie too deep; the pass is made again) or in a later
-//! pass — gives them up for the whole table, as a table solved whole does; every part after
-//! it gives them up for its own chunks alone, when it must or at its end. With pawns of both
-//! sides (en passant) or a pawn as the last man, the table is solved whole.
+//! encoding, which pushes read (`Core::finished`). A part whose pushes lead into a part as
+//! deep as they allow ([`Layout::push_targets`]) starts without them. The first part to go
+//! deeper than they allow — in its init pass (its captures lie too deep; the pass is made
+//! again) or in a later pass — gives them up for the whole table, as a table solved whole
+//! does; every part after it gives them up for its own chunks alone, when it must or at its
+//! end. With pawns of both sides (en passant) or a pawn as the last man, the table is solved
+//! whole.
 //!
 //! # En passant
 //!
@@ -96,7 +98,7 @@
 //! survives a move), so `E`'s value is the better, for the side to move, of `P`'s and the
 //! captures' — the captures' alone when `P` has no move (mate or stalemate). The captures are
 //! exits, looked up once after the init pass; from then on `E` changes only when `P` is
-//! decided, and is set then ([`Core::follow_ep`]): a win of `P` in `d` wins `E` in `d` unless a
+//! decided, and is set then (`Core::follow_ep`): a win of `P` in `d` wins `E` in `d` unless a
 //! capture wins sooner; a loss of `P` in `d` loses `E`, in the longer of `d` and the longest
 //! capture, if every capture loses. Every value so set is at least one ply deeper than the pass
 //! that sets it, so the pass of its depth meets it like any other and un-moves it — by the
