@@ -70,10 +70,12 @@ pub fn load_subtable(
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
             if let Some(groups) = groups.as_deref() {
-                if layout.in_region(wk) && !layout.is_fixed(wk) {
+                if layout.in_region(wk) {
                     // Every index of the pair is a position or an overlap (code 0), and the
                     // slots holding it are those with the same squares, identical men in
-                    // every order.
+                    // every order, and (a white king on a square a symmetry fixes) their
+                    // images under those symmetries.
+                    let fixed = layout.is_fixed(wk);
                     let pair_entries = &half[first as usize * width..end as usize * width];
                     let entry_code = |entry: &[u8]| {
                         if width == 1 {
@@ -83,6 +85,25 @@ pub fn load_subtable(
                         }
                     };
                     for_each_run(groups, wk, bk, |run, squares, radix| {
+                        if fixed {
+                            // The last man's squares follow one another in the run; every
+                            // slot holding each position is written.
+                            let n = squares.len();
+                            let mut placed = [0 as Sq; MAX_MEN];
+                            placed[..n].copy_from_slice(squares);
+                            for k in 0..radix {
+                                let code = entry_code(&pair_entries[(run + k) * width..][..width]);
+                                if code != 0 {
+                                    placed[n - 1] = squares[n - 1] + k as Sq;
+                                    layout.for_each_holder(&placed[..n], |slot| {
+                                        if let Some(at) = cell_of(slot) {
+                                            cells[at].store(code, Ordering::Relaxed)
+                                        }
+                                    });
+                                }
+                            }
+                            return;
+                        }
                         if radix == 1 {
                             let code = entry_code(&pair_entries[run * width..][..width]);
                             if code != 0 {
