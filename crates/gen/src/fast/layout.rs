@@ -293,8 +293,7 @@ impl Layout {
     /// pawns on one square or identical pawns out of order are left out: no slot of theirs is
     /// used.
     pub fn slice_groups(&self) -> Vec<Vec<u64>> {
-        let squares = self.squares;
-        let count = self.size / self.block;
+        let count = self.slices_count() as u64;
         let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
         let mut placed = vec![false; count as usize];
         for number in 0..count {
@@ -328,7 +327,7 @@ impl Layout {
             if let Some(mirror) = self.maps.get(1) {
                 let mut image: Vec<Sq> = pawns.iter().map(|&sq| mirror[usize::from(sq)]).collect();
                 image.sort_unstable();
-                let other = image.iter().fold(0, |n, &sq| n * squares + u64::from(sq));
+                let other = self.slice_number(&image);
                 if other != number {
                     group.push(other);
                     placed[other as usize] = true;
@@ -366,14 +365,18 @@ impl Layout {
                 let mut moved = pawns.clone();
                 moved[k] = to;
                 moved.sort_unstable();
-                targets.push(
-                    moved
-                        .iter()
-                        .fold(0, |n, &sq| n * self.squares + u64::from(sq)),
-                );
+                targets.push(self.slice_number(&moved));
             }
         }
         targets
+    }
+
+    /// The number of the slice whose lead men (the pawns) stand on `pawns`, in men order
+    /// ([`Layout::slice_squares`] undone).
+    fn slice_number(&self, pawns: &[Sq]) -> u64 {
+        pawns
+            .iter()
+            .fold(0, |n, &sq| n * self.squares + u64::from(sq))
     }
 
     /// The squares of the lead men (the pawns) of slice `number`, in men order.

@@ -895,7 +895,6 @@ fn solve<const N: usize>(
         let retrograde_start = std::time::Instant::now();
 
         // Depth by depth.
-        let legal = legal.map(AtomicU64::into_inner);
         if !sliced {
             observer.phase(material, Phase::Retrograde, legal[0] + legal[1]);
         }
@@ -1479,14 +1478,14 @@ impl<const N: usize> Core<'_, N> {
 
     /// The init pass over the chunks `part` (each used up to `chunk_end`): every slot's init
     /// code with each side to move ([`Core::classify_range`]), the chunks' code sets, the
-    /// losses counted and the deepest code, all started again. Returns the legal slots by side
-    /// to move; reports its progress to `observer`, if any.
+    /// losses counted and the deepest code, all started again. Returns how many slots are legal
+    /// with each side to move; reports its progress to `observer`, if any.
     fn init_pass(
         &self,
         part: &[usize],
         chunk_end: &[u64],
         observer: Option<&dyn Observer>,
-    ) -> [AtomicU64; 2] {
+    ) -> [u64; 2] {
         for losses in &self.losses {
             for count in losses {
                 count.store(0, Ordering::Relaxed);
@@ -1549,7 +1548,7 @@ impl<const N: usize> Core<'_, N> {
                 observer.progressed(2 * (end - first));
             }
         });
-        legal
+        legal.map(AtomicU64::into_inner)
     }
 
     /// Calls `visit` with every slot of `first..end` and its init codes with White and with
@@ -1734,11 +1733,10 @@ impl<const N: usize> Core<'_, N> {
         moved[i] = to;
         let rules = self.shared.exits.promotions[i].map(|rule| rule.expect("pawns promote"));
         // All four or none: the skip below covers the push.
-        let fits = rules.iter().all(|rule| {
-            let sub = &self.shared.subs[rule.sub];
-            sub.field.is_none() && !sub.layout.is_grouped(rule.to[last])
-        });
-        if !fits {
+        if !rules
+            .iter()
+            .all(|&rule| self.run_exit_fits(rule, Some(last)))
+        {
             return;
         }
         for rule in rules {
@@ -1763,11 +1761,11 @@ impl<const N: usize> Core<'_, N> {
         moving: Option<usize>,
         run: &mut RunExits<'s, N>,
     ) -> bool {
-        let sub = &self.shared.subs[rule.sub];
-        let k = moving.map(|m| rule.to[m]);
-        if sub.field.is_some() || k.is_some_and(|k| sub.layout.is_grouped(k)) {
+        if !self.run_exit_fits(rule, moving) {
             return false;
         }
+        let sub = &self.shared.subs[rule.sub];
+        let k = moving.map(|m| rule.to[m]);
         // The man on the last man's square stands anywhere meanwhile: its field is taken out
         // of the base below.
         let mut after = self.exit_squares(moved, rule);
@@ -1794,6 +1792,14 @@ impl<const N: usize> Core<'_, N> {
             maps,
         });
         true
+    }
+
+    /// Whether an exit (`rule`) can be a run exit: it leads into a table kept whole in which
+    /// the man on the last man's square after it (`moving`; `None`: no man) has no identical
+    /// companion.
+    fn run_exit_fits(&self, rule: ExitRule, moving: Option<usize>) -> bool {
+        let sub = &self.shared.subs[rule.sub];
+        sub.field.is_none() && !moving.is_some_and(|m| sub.layout.is_grouped(rule.to[m]))
     }
 
     /// The side of man `i` (0 White, 1 Black).
