@@ -388,6 +388,25 @@ fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it()
 }
 
 #[test]
+fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes_up_after_its_init_pass(
+) {
+    // KQvKP on 5×5 (a whole table: its last man is a pawn) leads into KQvKQ, mate in 34 plies,
+    // so an exit may be 35 plies deep; its init pass stores at most 21. With 215 to 232 watch
+    // codes a byte holds 36 down to 19 depths beside them: at 36 and 35 the init pass watches
+    // from the start; at 34 to 21 it is made without watching and takes the watch codes up
+    // after; at 20 and 19 it goes on without them. Every way gives the reference core's files
+    // byte for byte, watching given up in place once the retrograde goes deeper.
+    (215..=232u8).into_par_iter().for_each(|watch| {
+        let tuning = fast::Tuning {
+            watch_keys: Some(watch),
+            rebase_span: None,
+            whole: false,
+        };
+        cores_agree_tuned((5, 5), &["KQvKP"], tuning);
+    });
+}
+
+#[test]
 fn rebased_depths_come_back_exact() {
     // A rebase every few depths (as 8×8 tables deeper than a byte rebase once or twice): each
     // folds the shallow depths into two codes and keeps them in a snapshot, a chain of dozens

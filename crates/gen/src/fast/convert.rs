@@ -173,7 +173,12 @@ pub fn load_subtable(
     if let Some(e) = failure.into_inner().expect("no panics while locked") {
         return Err(e);
     }
-    Ok(Subtable::new(layout, field, codes))
+    Ok(Subtable::new(
+        layout,
+        field,
+        codes,
+        table.header().max_plies,
+    ))
 }
 
 /// A stored entry code as one byte: callers load only tables whose longest mate is at most

@@ -289,16 +289,25 @@ pub struct Subtable {
     /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot (or
     /// number of `field`).
     codes: [Vec<u8>; 2],
+    /// The table's longest mate in plies (its file's header): an exit into it is at most a ply
+    /// longer.
+    max_plies: u32,
 }
 
 impl Subtable {
     /// A table's entry codes spread over the slots of its layout that `field` keeps (all
-    /// without one).
-    pub fn new(layout: Layout, field: Option<RankField>, codes: [Vec<u8>; 2]) -> Subtable {
+    /// without one), its longest mate `max_plies` plies.
+    pub fn new(
+        layout: Layout,
+        field: Option<RankField>,
+        codes: [Vec<u8>; 2],
+        max_plies: u32,
+    ) -> Subtable {
         Subtable {
             layout,
             field,
             codes,
+            max_plies,
         }
     }
 
@@ -721,8 +730,10 @@ fn build_in(
         _ => Err(Declined::Unsupported),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
-    // deeper than what is left gives the watch codes up when it reaches that depth, and one
-    // whose first values (exits) already lie deeper is built again without.
+    // deeper than what is left gives the watch codes up when it reaches that depth; a whole
+    // table whose exits may lie deeper makes its init pass without them and takes them up
+    // after it where its values fit; a table that still finds its values too deep is built
+    // again without.
     let watching = WorkCodes::new(
         tuning.watch_keys.unwrap_or(layout.square_count() as u8),
         tuning.rebase_span,
@@ -818,7 +829,20 @@ fn solve<const N: usize>(
         vec![(0..chunks).collect()]
     };
     let chunk_end = &chunk_end;
-    let mut codes = codes;
+    // A whole table whose exits may lie deeper than the watch codes allow makes its init pass
+    // without them, and takes them up after it if its values fit beside them
+    // ([`Core::start_watching`]), rather than finding them too deep and making it again.
+    let watch_after_init = (!sliced
+        && codes.watch_keys > 0
+        && parts
+            .subs
+            .iter()
+            .any(|sub| sub.max_plies + 1 > codes.max_plies()))
+    .then_some(codes);
+    let mut codes = match watch_after_init {
+        Some(_) => WorkCodes::new(0, codes.rebase_span),
+        None => codes,
+    };
     let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
@@ -892,6 +916,9 @@ fn solve<const N: usize>(
             core.check()?;
             break legal;
         };
+        if let Some(watching) = watch_after_init {
+            codes = core.start_watching(watching);
+        }
         let retrograde_start = std::time::Instant::now();
 
         // Depth by depth.
@@ -2423,6 +2450,33 @@ impl<const N: usize> Core<'_, N> {
         self.remap(&map, part);
         self.codes = new;
         new
+    }
+
+    /// After an init pass of a whole table made without watch codes: takes up the codes
+    /// `watching` if every value stored fits beside them, the decided codes moving up to the
+    /// same depths with watch codes (the cells then hold what an init pass made with them
+    /// would have stored). Returns the codes now held.
+    fn start_watching(&mut self, watching: WorkCodes) -> WorkCodes {
+        let old = self.codes;
+        debug_assert!(old.watch_keys == 0 && old.low == 0 && watching.low == 0);
+        let deepest = self.deepest.load(Ordering::Relaxed).min(255) as u8;
+        if old
+            .plies(deepest)
+            .is_some_and(|plies| plies > watching.max_plies())
+        {
+            return old;
+        }
+        let map: [u8; 256] = std::array::from_fn(|c| {
+            let c = c as u8;
+            match old.plies(c) {
+                Some(plies) if plies <= watching.max_plies() => watching.decided(plies),
+                _ => c,
+            }
+        });
+        self.remap(&map, None);
+        self.codes = watching;
+        self.finished = watching;
+        watching
     }
 
     /// Rebases the decided codes at the start of the pass of `depth` (see [`rebase`]), so that
