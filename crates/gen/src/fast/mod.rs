@@ -262,6 +262,22 @@ impl WorkCodes {
         }
     }
 
+    /// The map from these codes to `new` ones without a rebase between: each decided code to
+    /// the same depth, each watch code to `UNKNOWN` (`new` may watch other squares, or none),
+    /// the rest unchanged. A decided code deeper than `new` holds is left as it is: the
+    /// caller has made sure that no cell holds one.
+    fn recode(self, new: WorkCodes) -> [u8; 256] {
+        std::array::from_fn(|c| {
+            let c = c as u8;
+            match self.plies(c) {
+                Some(plies) if plies <= new.max_plies() => new.decided(plies),
+                Some(_) => c,
+                None if c >= WATCHING && c != CANDIDATE => UNKNOWN,
+                None => c,
+            }
+        })
+    }
+
     /// The stored entry code of a work code that is not folded: `0` none, `1` draw,
     /// `2 + plies` decided.
     #[inline]
@@ -2439,15 +2455,7 @@ impl<const N: usize> Core<'_, N> {
             watch_keys: 0,
             ..old
         };
-        let map: [u8; 256] = std::array::from_fn(|c| {
-            let c = c as u8;
-            match old.plies(c) {
-                Some(plies) => new.decided(plies),
-                None if c >= WATCHING && c != CANDIDATE => UNKNOWN,
-                None => c,
-            }
-        });
-        self.remap(&map, part);
+        self.remap(&old.recode(new), part);
         self.codes = new;
         new
     }
@@ -2466,14 +2474,7 @@ impl<const N: usize> Core<'_, N> {
         {
             return old;
         }
-        let map: [u8; 256] = std::array::from_fn(|c| {
-            let c = c as u8;
-            match old.plies(c) {
-                Some(plies) if plies <= watching.max_plies() => watching.decided(plies),
-                _ => c,
-            }
-        });
-        self.remap(&map, None);
+        self.remap(&old.recode(watching), None);
         self.codes = watching;
         self.finished = watching;
         watching
