@@ -217,8 +217,25 @@ fn assert_phases_add_up(report: &crate::BuildReport) {
     );
 }
 
-/// [`cores_agree`] with the fast core spending its work byte as `tuning` says.
-fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tuning) {
+/// The phases each table's build began, in order.
+#[derive(Default)]
+struct PhaseLog(std::sync::Mutex<HashMap<Material, Vec<Phase>>>);
+
+impl Observer for PhaseLog {
+    fn phase(&self, material: Material, phase: Phase, _work: u64) {
+        let mut log = self.0.lock().unwrap();
+        log.entry(material).or_default().push(phase);
+    }
+}
+
+/// [`cores_agree`] with the fast core spending its work byte as `tuning` says. Returns, by
+/// material, the phases the fast core began: a table solved in one attempt begins one
+/// retrograde phase (after its init phase, unless it is sliced).
+fn cores_agree_tuned(
+    board: (usize, usize),
+    materials: &[&str],
+    tuning: fast::Tuning,
+) -> HashMap<Material, Vec<Phase>> {
     let board = Board::new(board.0, board.1).unwrap();
     let targets: Vec<Material> = materials.iter().map(|m| m.parse().unwrap()).collect();
     let reference_dir = tempfile::tempdir().unwrap();
@@ -229,7 +246,8 @@ fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tu
     for report in reference.build(&targets, &Silent).unwrap() {
         assert_phases_add_up(&report);
     }
-    for report in fast.build(&targets, &Silent).unwrap() {
+    let phases = PhaseLog::default();
+    for report in fast.build(&targets, &phases).unwrap() {
         assert_phases_add_up(&report);
         assert_eq!(
             report.core,
@@ -276,6 +294,17 @@ fn cores_agree_tuned(board: (usize, usize), materials: &[&str], tuning: fast::Tu
         .filter(|name| !name.ends_with(".rtb"))
         .collect();
     assert!(left.is_empty(), "scratch files left behind: {left:?}");
+    phases.0.into_inner().unwrap()
+}
+
+/// Asserts that the fast core solved every table of `phases` in one attempt: no table was
+/// found too deep for its watch codes partway and built again without them, and no sliced
+/// table was declined and built whole.
+fn assert_one_attempt(phases: &HashMap<Material, Vec<Phase>>, what: &str) {
+    for (material, phases) in phases {
+        let retrogrades = phases.iter().filter(|&&p| p == Phase::Retrograde).count();
+        assert_eq!(retrogrades, 1, "{material} ({what}) began {phases:?}");
+    }
 }
 
 #[test]
@@ -335,7 +364,8 @@ fn pawn_slices_give_the_watch_codes_up_a_part_at_a_time() {
             watch_keys: Some((fast::MAX_WORK_PLIES - depths) as u8),
             ..fast::Tuning::default()
         };
-        cores_agree_tuned(board, &[material], tuning);
+        let phases = cores_agree_tuned(board, &[material], tuning);
+        assert_one_attempt(&phases, &format!("{depths} depths"));
     }
 }
 
@@ -402,7 +432,39 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             rebase_span: None,
             whole: false,
         };
-        cores_agree_tuned((5, 5), &["KQvKP"], tuning);
+        let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
+        assert_one_attempt(&phases, &format!("{watch} watch codes"));
+    });
+}
+
+#[test]
+fn a_table_whose_exits_force_losses_deeper_than_the_watch_codes_allow_is_solved_in_one_attempt() {
+    // A slot whose moves but its exits are all won at shallow depths is lost after its
+    // deepest exit, stored by the forward check of a shallow pass. On 4×5, KRPvK (a whole
+    // table: its last man is a pawn) promotes into tables up to 22 plies deep, and its own
+    // and KRBvK's, KRNvK's init passes store little: with 20 or 21 depths beside the watch
+    // codes (16 and 17 for KRBvK and KRNvK) they took the watch codes up after the init pass,
+    // found such a loss too deep for them and were built again without. KRPvKN (sliced) went
+    // too deep in a part's passes with 31 to 33 and was built again too. Now the init pass
+    // notes the deepest loss the exits may force, and the watch codes are given up (or not
+    // taken up) at once; every table is built in one attempt, byte for byte the reference
+    // core's.
+    [
+        (16, "KRPvK"),
+        (17, "KRPvK"),
+        (20, "KRPvK"),
+        (21, "KRPvK"),
+        (31, "KRPvKN"),
+        (33, "KRPvKN"),
+    ]
+    .into_par_iter()
+    .for_each(|(depths, material)| {
+        let tuning = fast::Tuning {
+            watch_keys: Some((fast::MAX_WORK_PLIES - depths) as u8),
+            ..fast::Tuning::default()
+        };
+        let phases = cores_agree_tuned((4, 5), &[material], tuning);
+        assert_one_attempt(&phases, &format!("{depths} depths"));
     });
 }
 

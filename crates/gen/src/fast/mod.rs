@@ -16,7 +16,9 @@
 //! reaches a draw), `3 + s` undecided and *watching* square `s` (below), `3 + K + n` decided in
 //! `n` plies (a win when `n` is odd, a loss when even; `K` watch codes, one per square of the
 //! board), `255` a loss candidate during a pass. With `K = 64` a byte holds depths up to 187
-//! plies; deeper, the watch codes are given up in place (`K = 0`, 251 plies), and deeper
+//! plies; deeper, the watch codes are given up in place (`K = 0`, 251 plies) — before the first
+//! pass when the exits may force a loss deeper than that (a forward check stores such a loss
+//! whatever the depth of its pass; the init pass notes the deepest) — and deeper
 //! still the shallow depths are folded into two codes, their exact values kept in a snapshot
 //! on disk ([`rebase`]: KPPvKP, 254 plies, rebases once). A table whose exits alone reach
 //! beyond a byte is left to the reference core. Threads write single bytes with plain stores
@@ -82,7 +84,8 @@
 //! (a later part still reads the exact depths of earlier ones). The watch codes are given up
 //! a part at a time: each part starts with them, and the parts solved so far share one
 //! encoding, which pushes read (`Core::finished`). A part whose pushes lead into a part as
-//! deep as they allow ([`Layout::push_targets`]) starts without them. The first part to go
+//! deep as they allow ([`Layout::push_targets`]) starts without them, and one whose exits may
+//! force a loss deeper gives them up after its init pass. The first part to go
 //! deeper than they allow — in its init pass (its captures lie too deep; the pass is made
 //! again) or in a later pass — gives them up for the whole table, as a table solved whole
 //! does; every part after it gives them up for its own chunks alone, when it must or at its
@@ -485,6 +488,10 @@ struct Core<'a, const N: usize> {
     too_deep: AtomicBool,
     /// The largest code stored so far.
     deepest: AtomicU32,
+    /// The longest loss, in plies, that the exits of a slot the init pass left undecided may
+    /// yet force on it (one more than the deepest win among its exits, or an en-passant
+    /// position's floor): a forward check stores it whatever the depth of its pass.
+    exit_loss: AtomicU32,
     /// By side to move and depth in plies (below [`LOSS_DEPTHS`]), how many slots are lost in
     /// that depth: a loss is stored once (by the init pass or a forward check) and never
     /// changes, so these are the slots the pass of that depth meets.
@@ -746,10 +753,11 @@ fn build_in(
         _ => Err(Declined::Unsupported),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
-    // deeper than what is left gives the watch codes up when it reaches that depth; a whole
-    // table whose exits may lie deeper makes its init pass without them and takes them up
-    // after it where its values fit; a table that still finds its values too deep is built
-    // again without.
+    // deeper than what is left gives the watch codes up when it reaches that depth, or after
+    // its init pass if its exits may force a loss deeper than that; a whole table whose exits
+    // may lie deeper makes its init pass without them and takes them up after it where its
+    // values, and the losses its exits may force, fit; a table that still finds its values
+    // too deep is built again without.
     let watching = WorkCodes::new(
         tuning.watch_keys.unwrap_or(layout.square_count() as u8),
         tuning.rebase_span,
@@ -871,6 +879,7 @@ fn solve<const N: usize>(
         presence: [presence_sets(chunks), presence_sets(chunks)],
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
+        exit_loss: AtomicU32::new(0),
         losses: std::array::from_fn(|_| (0..LOSS_DEPTHS).map(|_| AtomicU64::new(0)).collect()),
         ep: parts.ep_layout.map(|ep| {
             let sizes = [ep.size(0), ep.size(1)];
@@ -932,8 +941,19 @@ fn solve<const N: usize>(
             core.check()?;
             break legal;
         };
+        // A forward check may store a loss as deep as the exits force, whatever its pass: when
+        // that is deeper than the watch codes allow, they are given up now (or not taken up),
+        // rather than found too deep in a later pass and the table built again.
+        let exit_loss = core.exit_loss.load(Ordering::Relaxed);
         if let Some(watching) = watch_after_init {
-            codes = core.start_watching(watching);
+            if exit_loss <= watching.max_plies() {
+                codes = core.start_watching(watching);
+            }
+        } else if codes.watch_keys > 0 && exit_loss > codes.max_plies() {
+            codes = match sliced {
+                true => core.stop_watching_part(part),
+                false => core.stop_watching(None),
+            };
         }
         let retrograde_start = std::time::Instant::now();
 
@@ -1535,6 +1555,7 @@ impl<const N: usize> Core<'_, N> {
             }
         }
         self.deepest.store(0, Ordering::Relaxed);
+        self.exit_loss.store(0, Ordering::Relaxed);
         let deepest = &self.deepest;
         let legal = [AtomicU64::new(0), AtomicU64::new(0)];
         part.par_iter().for_each(|&chunk| {
@@ -1920,7 +1941,19 @@ impl<const N: usize> Core<'_, N> {
                 None => self.codes.decided(0),
             };
         }
+        if let Some(l) = capture_loss {
+            self.note_exit_loss(l);
+        }
         UNKNOWN
+    }
+
+    /// Records that an undecided slot's exits may force a loss of `plies` on it later.
+    #[inline]
+    fn note_exit_loss(&self, plies: u32) {
+        // Read first: the word is written rarely, so it stays shared between the threads.
+        if plies > self.exit_loss.load(Ordering::Relaxed) {
+            self.exit_loss.fetch_max(plies, Ordering::Relaxed);
+        }
     }
 
     fn code_for(&self, plies: u32) -> u8 {
@@ -2643,7 +2676,10 @@ impl<const N: usize> Core<'_, N> {
         let (code, floor) = match (win, draw, loss) {
             (Some(w), _, _) => (self.code_for(w), 0),
             (None, true, _) => (CANNOT_LOSE, 0),
-            (None, false, Some(l)) => (UNKNOWN, l),
+            (None, false, Some(l)) => {
+                self.note_exit_loss(l);
+                (UNKNOWN, l)
+            }
             // No en-passant capture is legal: the right is no right, and no position.
             (None, false, None) => return None,
         };
