@@ -854,8 +854,9 @@ fn solve<const N: usize>(
     };
     let chunk_end = &chunk_end;
     // A whole table whose exits may lie deeper than the watch codes allow makes its init pass
-    // without them, and takes them up after it if its values fit beside them
-    // ([`Core::start_watching`]), rather than finding them too deep and making it again.
+    // without them, and takes them up after it if its values, and the losses its exits may
+    // force, fit beside them ([`Core::start_watching`]), rather than finding them too deep
+    // and making it again.
     let watch_after_init = (!sliced
         && codes.watch_keys > 0
         && parts
@@ -944,16 +945,11 @@ fn solve<const N: usize>(
         // A forward check may store a loss as deep as the exits force, whatever its pass: when
         // that is deeper than the watch codes allow, they are given up now (or not taken up),
         // rather than found too deep in a later pass and the table built again.
-        let exit_loss = core.exit_loss.load(Ordering::Relaxed);
         if let Some(watching) = watch_after_init {
-            if exit_loss <= watching.max_plies() {
-                codes = core.start_watching(watching);
-            }
-        } else if codes.watch_keys > 0 && exit_loss > codes.max_plies() {
-            codes = match sliced {
-                true => core.stop_watching_part(part),
-                false => core.stop_watching(None),
-            };
+            codes = core.start_watching(watching);
+        } else if codes.watch_keys > 0 && core.exit_loss.load(Ordering::Relaxed) > codes.max_plies()
+        {
+            codes = core.stop_watching_here(part);
         }
         let retrograde_start = std::time::Instant::now();
 
@@ -973,10 +969,7 @@ fn solve<const N: usize>(
             // fit beside the watch codes, the watch codes are given up, in place; when they no
             // longer fit at all, the shallow depths are folded away ([`rebase`]).
             if depth + 1 > codes.rebase_limit() && codes.watch_keys > 0 {
-                codes = match sliced {
-                    true => core.stop_watching_part(part),
-                    false => core.stop_watching(None),
-                };
+                codes = core.stop_watching_here(part);
             }
             if depth + 1 > codes.rebase_limit() {
                 // The slices solved later read the codes of those solved before: a rebase would
@@ -2465,6 +2458,15 @@ impl<const N: usize> Core<'_, N> {
         self.cells[y].get(child)
     }
 
+    /// Gives up the watch codes where the table is being solved: in the part `part` of a sliced
+    /// table ([`Core::stop_watching_part`]), else everywhere. Returns the new codes.
+    fn stop_watching_here(&mut self, part: &[usize]) -> WorkCodes {
+        match self.sliced {
+            true => self.stop_watching_part(part),
+            false => self.stop_watching(None),
+        }
+    }
+
     /// Sliced: gives up the watch codes for the part being solved (`part`, its chunks), and for
     /// the whole table if the parts solved before still hold them ([`Core::stop_watching`]).
     /// Returns the new codes.
@@ -2494,17 +2496,18 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// After an init pass of a whole table made without watch codes: takes up the codes
-    /// `watching` if every value stored fits beside them, the decided codes moving up to the
-    /// same depths with watch codes (the cells then hold what an init pass made with them
-    /// would have stored). Returns the codes now held.
+    /// `watching` if every value stored, and every loss the exits may force later
+    /// ([`Core::exit_loss`]), fits beside them, the decided codes moving up to the same depths
+    /// with watch codes (the cells then hold what an init pass made with them would have
+    /// stored). Returns the codes now held.
     fn start_watching(&mut self, watching: WorkCodes) -> WorkCodes {
         let old = self.codes;
         debug_assert!(old.watch_keys == 0 && old.low == 0 && watching.low == 0);
         let deepest = self.deepest.load(Ordering::Relaxed).min(255) as u8;
-        if old
+        let stored_too_deep = old
             .plies(deepest)
-            .is_some_and(|plies| plies > watching.max_plies())
-        {
+            .is_some_and(|plies| plies > watching.max_plies());
+        if stored_too_deep || self.exit_loss.load(Ordering::Relaxed) > watching.max_plies() {
             return old;
         }
         self.remap(&old.recode(watching), None);
