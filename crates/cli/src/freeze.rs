@@ -448,6 +448,7 @@ fn export(
     }
     let settings = retro_oracle::FindSettings {
         improve_seconds: 5.0,
+        exact_seconds: 0.0,
         ..retro_oracle::FindSettings::default()
     };
     let (file, _) = retro_freezer::export_oracle(analysis, dir, &settings)?;

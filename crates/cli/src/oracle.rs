@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::notation::notated_moves;
 use retro_format::oracle::{read_oracle, write_oracle, Goal, OracleFile};
-use retro_oracle::{find_oracle, reminder, FindSettings, Judge, Player};
+use retro_oracle::{find_oracle, reminder, FindSettings, Judge, Player, Skipped, SmallestReport};
 use retro_rules::{Board, Side};
 use retro_verify::oracle::{
     check_oracle, ordered_moves, replay, NodeKind, OracleError, OracleReport, Replay,
@@ -62,6 +62,17 @@ pub struct BuildArgs {
     /// Seconds of local search to make the oracle smaller.
     #[arg(long, default_value = "10")]
     improve: f64,
+    /// Seconds of exact search by SAT for the smallest oracle, before the local search (0:
+    /// none); it runs where the positions an oracle could hold are at most --exact-positions.
+    #[arg(long, default_value = "60")]
+    exact: f64,
+    /// The most positions the exact search takes on.
+    #[arg(long, default_value = "100000")]
+    exact_positions: usize,
+    /// The exact search stops at an oracle of at most this many nodes (default: it goes on
+    /// until it shows one is the smallest, or its time runs out).
+    #[arg(long, default_value = "0", hide_default_value = true)]
+    exact_enough: usize,
     /// The most nodes an oracle may have.
     #[arg(long, default_value = "5000000")]
     max_nodes: usize,
@@ -150,6 +161,9 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     let settings = FindSettings {
         limit: args.max_nodes,
         improve_seconds: args.improve,
+        exact_seconds: args.exact,
+        exact_positions: args.exact_positions,
+        exact_enough: args.exact_enough,
         ..FindSettings::default()
     };
     let start = Instant::now();
@@ -180,6 +194,7 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
             "search_trials": report.search_trials,
             "search_kept": report.search_kept,
             "search_finished": report.search_finished,
+            "exact": exact_json(&report.exact),
             "tables": file.tables.iter().map(|t| json!({
                 "material": t.material, "body_blake3": hex(&t.body_blake3),
             })).collect::<Vec<_>>(),
@@ -200,6 +215,9 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
         .map(|(round, h, size)| format!("{} (round {round}) {size}", h.name()))
         .collect();
     println!("grown: {} nodes", grown.join(", "));
+    if let Some(line) = exact_line(&report.exact) {
+        println!("{line}");
+    }
     println!(
         "local search: {} → {} nodes ({} oracles grown, {} changes kept, {})",
         report.before_search,
@@ -229,6 +247,48 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     );
     println!("time: {seconds:.2} s");
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the exact search did, as a sentence.
+fn exact_line(exact: &Option<Result<SmallestReport, Skipped>>) -> Option<String> {
+    Some(match exact.as_ref()? {
+        Err(Skipped::TooLarge { limit }) => format!(
+            "exact search (SAT): not run, more than {limit} positions an oracle could hold (--exact-positions)"
+        ),
+        Ok(r) => {
+            let found = if r.found.is_empty() {
+                "none smaller than the oracle grown".to_string()
+            } else {
+                let sizes: Vec<String> = r.found.iter().map(|n| n.to_string()).collect();
+                format!("oracles of {} nodes", sizes.join(", "))
+            };
+            let end = if r.proved_minimal {
+                "the solver shows none is smaller: the smallest oracle of these positions"
+            } else if r.enough_reached {
+                "it stopped there (--exact-enough)"
+            } else {
+                "its time ran out (--exact) before the solver showed none is smaller"
+            };
+            format!(
+                "exact search (SAT, BatSat): {} positions an oracle could hold; found {found}; {end} ({:.1} s)",
+                r.positions, r.seconds
+            )
+        }
+    })
+}
+
+fn exact_json(exact: &Option<Result<SmallestReport, Skipped>>) -> serde_json::Value {
+    match exact {
+        None => serde_json::Value::Null,
+        Some(Err(Skipped::TooLarge { limit })) => json!({ "skipped": "too_large", "limit": limit }),
+        Some(Ok(r)) => json!({
+            "positions": r.positions,
+            "found": r.found,
+            "proved_minimal": r.proved_minimal,
+            "enough_reached": r.enough_reached,
+            "seconds": r.seconds,
+        }),
+    }
 }
 
 fn read(path: &Path) -> Result<OracleFile> {

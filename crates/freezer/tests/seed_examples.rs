@@ -172,6 +172,7 @@ fn quick() -> FindSettings {
     FindSettings {
         rounds: 0,
         improve_seconds: 0.0,
+        exact_seconds: 0.0,
         ..FindSettings::default()
     }
 }

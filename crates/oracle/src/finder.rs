@@ -14,9 +14,11 @@
 //! king's colour class, counted one line over beyond a [`Seam`] ([`Heuristic::Parity`]), few
 //! positions not yet in the oracle among the foe's replies, the quickest win.
 //! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
-//! one's positions, while that makes it smaller, then searches locally.
+//! one's positions, while that makes it smaller, then, where the goal graph is small, searches by SAT for the smallest
+//! ([`crate::smallest`]), then searches locally.
 
 use crate::judge::{Knowledge, Worth};
+use crate::smallest::{smallest_oracle, Skipped, SmallestReport};
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
 use retro_rules::position::to_move;
@@ -220,7 +222,7 @@ fn open_squares(p: &Position, friend: Side) -> u32 {
 
 /// The goal's bound at a friend node: a move must reach a worth below it (win) or any worth
 /// that is not a loss (not-lose).
-fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
+pub(crate) fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
     match (goal, worth) {
         (Goal::Win, Some(Worth::Win(n))) => Some(n),
         (Goal::NotLose, Some(Worth::Win(_) | Worth::Draw)) => Some(u32::MAX),
@@ -230,7 +232,7 @@ fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
 
 /// The moves (by number) that keep the goal from a friend node whose bound is `limit_plies`,
 /// each with the plies of the win it reaches (0 for a draw).
-fn moves_keeping_goal(
+pub(crate) fn moves_keeping_goal(
     judge: &dyn Knowledge,
     moves: &[(retro_rules::Move, Position)],
     limit_plies: u32,
@@ -396,6 +398,14 @@ pub struct FindSettings {
     /// Seconds of local search after the rounds: each friend node's other moves tried in
     /// turn, the oracle grown again around the change, kept when smaller.
     pub improve_seconds: f64,
+    /// Seconds for the exact search ([`crate::smallest`]) after the rounds, before the local
+    /// search: oracles ever smaller found by SAT until none is (0: no exact search).
+    pub exact_seconds: f64,
+    /// The most positions the exact search's goal graph may hold.
+    pub exact_positions: usize,
+    /// The exact search stops once it has found an oracle of at most this many nodes (0: it
+    /// goes on until it proves one the smallest or its time runs out).
+    pub exact_enough: usize,
 }
 
 impl Default for FindSettings {
@@ -404,6 +414,9 @@ impl Default for FindSettings {
             rounds: 3,
             limit: 5_000_000,
             improve_seconds: 10.0,
+            exact_seconds: 60.0,
+            exact_positions: 100_000,
+            exact_enough: 0,
         }
     }
 }
@@ -421,13 +434,17 @@ pub struct FindReport {
     pub search_kept: usize,
     /// Whether the local search ended because no change helped (else its time ran out).
     pub search_finished: bool,
+    /// What the exact search did, or why it did not run (`None`: not asked for).
+    pub exact: Option<Result<SmallestReport, Skipped>>,
     /// Seconds taken.
     pub seconds: f64,
 }
 
 /// Oraclefinder: grows an oracle with every heuristic, then again preferring the positions of
 /// the smallest so far, for at most `settings.rounds` further rounds or until none is smaller;
-/// then improves the smallest by local search for at most `settings.improve_seconds`.
+/// then, where the goal graph is small enough, searches for smaller ones by SAT for at most
+/// `settings.exact_seconds` ([`smallest_oracle`]); then, unless that proved the oracle the
+/// smallest, improves it by local search for at most `settings.improve_seconds`.
 pub fn find_oracle(
     judge: &dyn Knowledge,
     root: &Position,
@@ -465,9 +482,34 @@ pub fn find_oracle(
         }
     }
     let (mut oracle, heuristic) = best.expect("at least one oracle grown");
+    let mut exact = None;
+    if settings.exact_seconds > 0.0 {
+        let deadline = Instant::now() + std::time::Duration::from_secs_f64(settings.exact_seconds);
+        exact = Some(
+            match smallest_oracle(
+                judge,
+                &oracle,
+                settings.exact_positions,
+                settings.exact_enough,
+                deadline,
+            )? {
+                Ok((smallest, report)) => {
+                    oracle = smallest;
+                    Ok(report)
+                }
+                Err(skipped) => Err(skipped),
+            },
+        );
+    }
+    let proved_minimal = matches!(&exact, Some(Ok(r)) if r.proved_minimal);
     let before_search = oracle.len();
-    let deadline = start + std::time::Duration::from_secs_f64(settings.improve_seconds);
-    let (mut trials, mut kept, mut finished) = (0, 0, false);
+    let improve_seconds = if proved_minimal {
+        0.0
+    } else {
+        settings.improve_seconds
+    };
+    let deadline = Instant::now() + std::time::Duration::from_secs_f64(improve_seconds);
+    let (mut trials, mut kept, mut finished) = (0, 0, proved_minimal);
     let (mut sweep, mut seed, mut idle) = (0u64, 0x9e37_79b9_7f4a_7c15_u64, 0);
     'search: while Instant::now() < deadline {
         let mut friend_nodes: Vec<(Position, u8)> = oracle
@@ -534,6 +576,7 @@ pub fn find_oracle(
             search_trials: trials,
             search_kept: kept,
             search_finished: finished,
+            exact,
             seconds: start.elapsed().as_secs_f64(),
         },
     ))

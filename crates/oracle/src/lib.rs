@@ -1,7 +1,7 @@
 //! # retro-oracle — proof certificates of game values
 //!
 //! Owns: building oracles (Mhalla and Prost, seed `003`): the *builder* and *Oraclefinder*
-//! ([`finder`], section 3.1 and 4), what the builder knows of positions ([`judge`]), the
+//! ([`finder`], section 3.1 and 4), the smallest oracle by SAT ([`smallest`]), what the builder knows of positions ([`judge`]), the
 //! *reminder* it writes ([`reminder`], section 3.2) and the *player* compiled from a reminder
 //! ([`player`], section 3.3).
 //! Must never: be trusted. Every oracle it writes is confirmed by the checker in the trusted
@@ -11,11 +11,13 @@ pub mod finder;
 pub mod judge;
 pub mod player;
 pub mod reminder;
+pub mod smallest;
 
 pub use finder::{find_oracle, FindReport, FindSettings, Heuristic, Oracle, Seam};
 pub use judge::{Judge, Knowledge, Moves, Worth};
 pub use player::Player;
 pub use retro_format::oracle::Goal;
+pub use smallest::{smallest_oracle, Skipped, SmallestReport};
 
 /// Why an oracle could not be built.
 #[derive(Debug, thiserror::Error)]
