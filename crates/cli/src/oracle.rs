@@ -218,18 +218,22 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     if let Some(line) = exact_line(&report.exact) {
         println!("{line}");
     }
-    println!(
-        "local search: {} → {} nodes ({} oracles grown, {} changes kept, {})",
-        report.before_search,
-        oracle.len(),
-        report.search_trials,
-        report.search_kept,
-        if report.search_finished {
-            "no single change helps any more"
-        } else {
-            "its time ran out"
-        }
-    );
+    if matches!(&report.exact, Some(Ok(r)) if r.proved_minimal) {
+        println!("local search: not run (the exact search showed the oracle the smallest)");
+    } else {
+        println!(
+            "local search: {} → {} nodes ({} oracles grown, {} changes kept, {})",
+            report.before_search,
+            oracle.len(),
+            report.search_trials,
+            report.search_kept,
+            if report.search_finished {
+                "no single change helps any more"
+            } else {
+                "its time ran out"
+            }
+        );
+    }
     for t in &file.tables {
         println!(
             "leaves read the certified table {} (body blake3 {})",
@@ -257,7 +261,7 @@ fn exact_line(exact: &Option<Result<SmallestReport, Skipped>>) -> Option<String>
         ),
         Ok(r) => {
             let found = if r.found.is_empty() {
-                "none smaller than the oracle grown".to_string()
+                "no oracle".to_string()
             } else {
                 let sizes: Vec<String> = r.found.iter().map(|n| n.to_string()).collect();
                 format!("oracles of {} nodes", sizes.join(", "))

@@ -201,9 +201,10 @@ fn oracle_of_model(
 
 /// The smallest oracle of the goal graph from `start`'s root, searched by SAT until `deadline`:
 /// any oracle first, then each time one smaller than the last, until the solver shows none is
-/// smaller, one of at most `enough` nodes is found, or the time runs out. Returns the smallest of those and `start` with what the search
-/// did, or why it did not run (`start` is an oracle of the goal graph too, so a proof that none
-/// is smaller than the last found covers it).
+/// smaller, one of at most `enough` nodes (0: no such stop) is found, or the time runs out.
+/// Returns the smallest of those and `start` with what the search did, or why it did not run
+/// (`start` is an oracle of the goal graph too, so a proof that none is smaller than the last
+/// found covers it).
 pub fn smallest_oracle(
     judge: &dyn Knowledge,
     start: &Oracle,
@@ -282,8 +283,10 @@ pub fn smallest_oracle(
             }
             SolverResult::Unsat => {
                 // No oracle of the graph has fewer nodes than the last found (`start` is one of
-                // them, so the last found is at most its size, and the smallest returned).
-                proved_minimal = true;
+                // them, so the last found is at most its size, and the smallest returned). With
+                // none found, the graph would hold no oracle at all, which `start` belies: no
+                // claim then.
+                proved_minimal = last.is_some();
                 break;
             }
             SolverResult::Interrupted => break,
