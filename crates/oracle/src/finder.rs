@@ -14,8 +14,8 @@
 //! king's colour class, counted one line over beyond a [`Seam`] ([`Heuristic::Parity`]), few
 //! positions not yet in the oracle among the foe's replies, the quickest win.
 //! [`find_oracle`] grows one oracle per heuristic, then grows them again preferring the best
-//! one's positions, while that makes it smaller, then, where the goal graph is small, searches by SAT for the smallest
-//! ([`crate::smallest`]), then searches locally.
+//! one's positions, while that makes it smaller, then, where the goal graph is small, searches
+//! by SAT for the smallest ([`crate::smallest`]), then searches locally.
 
 use crate::judge::{Knowledge, Worth};
 use crate::smallest::{smallest_oracle, Skipped, SmallestReport};
