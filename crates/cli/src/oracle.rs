@@ -218,7 +218,7 @@ pub fn build(args: BuildArgs) -> Result<ExitCode> {
     if let Some(line) = exact_line(&report.exact) {
         println!("{line}");
     }
-    if matches!(&report.exact, Some(Ok(r)) if r.proved_minimal) {
+    if report.proved_minimal() {
         println!("local search: not run (the exact search showed the oracle the smallest)");
     } else {
         println!(

@@ -440,6 +440,18 @@ pub struct FindReport {
     pub seconds: f64,
 }
 
+impl FindReport {
+    /// Whether the exact search showed the oracle found the smallest (the local search then
+    /// does not run).
+    pub fn proved_minimal(&self) -> bool {
+        exact_proved_minimal(&self.exact)
+    }
+}
+
+fn exact_proved_minimal(exact: &Option<Result<SmallestReport, Skipped>>) -> bool {
+    matches!(exact, Some(Ok(r)) if r.proved_minimal)
+}
+
 /// Oraclefinder: grows an oracle with every heuristic, then again preferring the positions of
 /// the smallest so far, for at most `settings.rounds` further rounds or until none is smaller;
 /// then, where the goal graph is small enough, searches for smaller ones by SAT for at most
@@ -485,23 +497,19 @@ pub fn find_oracle(
     let mut exact = None;
     if settings.exact_seconds > 0.0 {
         let deadline = Instant::now() + std::time::Duration::from_secs_f64(settings.exact_seconds);
-        exact = Some(
-            match smallest_oracle(
-                judge,
-                &oracle,
-                settings.exact_positions,
-                settings.exact_enough,
-                deadline,
-            )? {
-                Ok((smallest, report)) => {
-                    oracle = smallest;
-                    Ok(report)
-                }
-                Err(skipped) => Err(skipped),
-            },
-        );
+        let searched = smallest_oracle(
+            judge,
+            &oracle,
+            settings.exact_positions,
+            settings.exact_enough,
+            deadline,
+        )?;
+        exact = Some(searched.map(|(smallest, report)| {
+            oracle = smallest;
+            report
+        }));
     }
-    let proved_minimal = matches!(&exact, Some(Ok(r)) if r.proved_minimal);
+    let proved_minimal = exact_proved_minimal(&exact);
     let before_search = oracle.len();
     let improve_seconds = if proved_minimal {
         0.0

@@ -1,9 +1,9 @@
 //! # retro-oracle — proof certificates of game values
 //!
 //! Owns: building oracles (Mhalla and Prost, seed `003`): the *builder* and *Oraclefinder*
-//! ([`finder`], section 3.1 and 4), the smallest oracle by SAT ([`smallest`]), what the builder knows of positions ([`judge`]), the
-//! *reminder* it writes ([`reminder`], section 3.2) and the *player* compiled from a reminder
-//! ([`player`], section 3.3).
+//! ([`finder`], section 3.1 and 4), the smallest oracle by SAT ([`smallest`]), what the builder
+//! knows of positions ([`judge`]), the *reminder* it writes ([`reminder`], section 3.2) and the
+//! *player* compiled from a reminder ([`player`], section 3.3).
 //! Must never: be trusted. Every oracle it writes is confirmed by the checker in the trusted
 //! kernel (`retro_verify::oracle`), which defines what the bytes mean; this crate only obeys it.
 

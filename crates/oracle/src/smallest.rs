@@ -38,7 +38,7 @@ use retro_rules::Position;
 use rustsat::encodings::card::{BoundUpper, BoundUpperIncremental, Totalizer};
 use rustsat::instances::BasicVarManager;
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
-use rustsat::types::{Lit, TernaryVal, Var};
+use rustsat::types::{TernaryVal, Var};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -242,12 +242,10 @@ pub fn smallest_oracle(
                 }
             }
             Node::Friend(moves) => {
-                let clause: Vec<Lit> = std::iter::once(!v)
+                let clause = std::iter::once(!v)
                     .chain(moves.iter().map(|&(_, q)| var(q).pos_lit()))
                     .collect();
-                solver
-                    .add_clause(clause.into_iter().collect())
-                    .map_err(|e| fail(&e))?;
+                solver.add_clause(clause).map_err(|e| fail(&e))?;
             }
         }
     }
