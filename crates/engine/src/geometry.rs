@@ -50,6 +50,11 @@ impl Symmetry {
     pub fn apply(&self, sq: Sq) -> Sq {
         self.map[usize::from(sq)]
     }
+
+    /// The image of every square, by square.
+    pub fn map(&self) -> &[Sq] {
+        &self.map
+    }
 }
 
 /// The tables of one board.

@@ -568,6 +568,24 @@ impl Indexer {
         self.pair_fixers[usize::from(white_king) * self.squares + usize::from(black_king)] == 1
     }
 
+    /// The symmetries of the index's group, other than the identity, that fix both kings'
+    /// squares, as indices into `Geometry::symmetries`: a placement of such a king pair is
+    /// canonical when none of them turns it into a smaller list of squares (identical men
+    /// sorted), as [`Indexer::index`] chooses.
+    pub fn pair_symmetries(
+        &self,
+        white_king: Sq,
+        black_king: Sq,
+    ) -> impl Iterator<Item = usize> + '_ {
+        let fixers =
+            self.pair_fixers[usize::from(white_king) * self.squares + usize::from(black_king)];
+        self.symmetries
+            .iter()
+            .enumerate()
+            .filter(move |&(bit, &s)| fixers & (1 << bit) != 0 && s != 0)
+            .map(|(_, &s)| s)
+    }
+
     /// Whether every position with this index has a trivial stabilizer, judging by its kings
     /// alone (false when the king pair lies on a symmetry axis; then ask `stabilizer_size`).
     pub fn kings_are_asymmetric(&self, index: u64) -> bool {
@@ -724,6 +742,32 @@ mod tests {
         assert_eq!(kpkp.size(), kpkp.king_pairs() as u64 * 48 * 48 * 2);
         let kppkp = ix("KPPvKP");
         assert_eq!(kppkp.size(), kppkp.king_pairs() as u64 * 1128 * 48 * 3);
+    }
+
+    #[test]
+    fn only_kings_on_the_long_diagonal_are_fixed_by_more_than_the_identity() {
+        // On 8×8 without pawns: the 21 canonical pairs with both kings on a1–h8, each fixed by
+        // the reflection in that diagonal alone; with pawns, no pair (no middle file).
+        let geo = Geometry::new(Board::STANDARD);
+        for (material, expected) in [("KRvK", 21), ("KPvK", 0)] {
+            let ix = Indexer::new(&geo, material.parse().unwrap()).unwrap();
+            let mut fixed = 0;
+            for pair in 0..ix.king_pairs() {
+                let (wk, bk) = ix.king_pair(pair);
+                let names: Vec<&str> = ix
+                    .pair_symmetries(wk, bk)
+                    .map(|s| geo.symmetries()[s].name)
+                    .collect();
+                let on_diagonal = |sq: Sq| geo.file(sq) == geo.rank(sq);
+                if on_diagonal(wk) && on_diagonal(bk) && expected > 0 {
+                    assert_eq!(names, ["transpose"], "{material}: kings {wk} {bk}");
+                    fixed += 1;
+                } else {
+                    assert!(names.is_empty(), "{material}: kings {wk} {bk}: {names:?}");
+                }
+            }
+            assert_eq!(fixed, expected, "{material}");
+        }
     }
 
     #[test]

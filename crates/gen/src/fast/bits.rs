@@ -190,6 +190,13 @@ impl Bits {
         )
     }
 
+    /// The square one step ahead of a pawn of side `x` on `sq` (the empty set on the last
+    /// rank): a man there stops all its pushes.
+    #[inline(always)]
+    pub fn pawn_step(&self, x: usize, sq: Sq) -> Board64 {
+        self.pawn_step[x][usize::from(sq)]
+    }
+
     /// The squares a pawn of side `x` standing on `sq` can have come from by a push when `occ`
     /// is occupied: one step behind if empty and off the first rank, and the second rank two
     /// steps behind if both squares are empty.

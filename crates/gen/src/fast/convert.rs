@@ -300,9 +300,18 @@ pub fn write_body(
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            let fast = groups.is_some()
-                && indexer.kings_fixed_by_identity_only(wk, bk)
-                && layout.in_region(wk);
+            // With the white king in the layout's region, every index of the pair is read from
+            // the slot of its squares. When a symmetry other than the identity fixes both
+            // kings, an index whose squares that symmetry makes smaller is no position (the
+            // index keeps the least image) and is written as 0.
+            let fast = groups.is_some() && layout.in_region(wk);
+            let turns: Vec<&[Sq]> = match fast {
+                true => indexer
+                    .pair_symmetries(wk, bk)
+                    .map(|s| geo.symmetries()[s].map())
+                    .collect(),
+                false => Vec::new(),
+            };
             if folds {
                 // The pair's slots lie in the block of its kings, unless they are folded, when
                 // each folded one is read alone.
@@ -331,8 +340,7 @@ pub fn write_body(
                 }
             };
             if let (true, Some(groups)) = (fast, groups.as_deref()) {
-                // Every index of the pair is canonical; the slot of its squares holds it, and
-                // overlaps are slots of code 0.
+                // The slot of an index's squares holds it, and overlaps are slots of code 0.
                 for_each_run(groups, wk, bk, |run, squares, radix| {
                     let base = layout.slot(squares);
                     let cells = cells.bytes(base, base + radix as u64);
@@ -349,6 +357,13 @@ pub fn write_body(
                     } else {
                         for (entry, cell) in out.chunks_exact_mut(width).zip(cells) {
                             entry.copy_from_slice(&stored[usize::from(cell)][..width]);
+                        }
+                    }
+                    if !turns.is_empty() {
+                        for (k, entry) in out.chunks_exact_mut(width).enumerate() {
+                            if !least_image(squares, k, &turns, groups) {
+                                entry.fill(0);
+                            }
                         }
                     }
                 });
@@ -377,6 +392,29 @@ pub fn write_body(
         Some(ep) => write_ep_entries(geo, indexer, built, ep, width, writer),
         None => Ok(()),
     }
+}
+
+/// Whether a placement of a run (`squares`, the last man moved on `k` squares, identical men
+/// in increasing order within each of `groups`, which follow the kings) is the least of its
+/// images under `turns` (symmetries as tables of squares): the image [`Indexer::index`]
+/// numbers, comparing the men's squares after the kings in order.
+fn least_image(squares: &[Sq], k: usize, turns: &[&[Sq]], groups: &[GroupField]) -> bool {
+    let n = squares.len();
+    let mut placed = [0 as Sq; MAX_MEN];
+    placed[..n].copy_from_slice(squares);
+    placed[n - 1] += k as Sq;
+    turns.iter().all(|turn| {
+        let mut image = [0 as Sq; MAX_MEN];
+        for (to, &from) in image.iter_mut().zip(&placed[..n]) {
+            *to = turn[usize::from(from)];
+        }
+        let mut start = 2;
+        for group in groups {
+            image[start..start + group.count].sort_unstable();
+            start += group.count;
+        }
+        image[2..n] >= placed[2..n]
+    })
 }
 
 /// Writes the entries of the en-passant positions (the indices with an en-passant code); the

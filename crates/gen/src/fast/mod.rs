@@ -39,6 +39,11 @@
 //!   consecutive: the other men's attacks are found once a run, and so is every capture or
 //!   promotion whose slot in the other table moves with the last man's square alone (neither
 //!   king moves with it, so that table's fold is fixed for the run: `Core::run_exits`).
+//!   Once a run, too, two sets of the last man's squares are found with a few bitboard
+//!   operations (`Core::known_squares`): where a side to move attacks the other king (the
+//!   slot is no position), and where it is *quiet* — not in check, attacking no man of the
+//!   other side, with no pawn that may promote or leave the slice — so that its slot is
+//!   undecided; a slot known for both sides is not looked at further.
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -1651,6 +1656,9 @@ impl<const N: usize> Core<'_, N> {
                 skip_last: [0; N],
             };
             self.run_exits(&sq, outer_by_side, outer_occ, &outer_attacks, &mut run);
+            let (quiet, illegal) =
+                self.known_squares(&sq, outer_by_side, outer_occ, &outer_attacks);
+            let known = [quiet[0] | illegal[0], quiet[1] | illegal[1]];
             let last_side = self.side_of(last);
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
@@ -1664,6 +1672,14 @@ impl<const N: usize> Core<'_, N> {
                     || (self.grouped && !self.shared.layout.groups_sorted(&sq))
                 {
                     visit(slot, [NONE, NONE]);
+                    continue;
+                }
+                let known_code = |x: usize| match quiet[x] & bit != 0 {
+                    true => UNKNOWN,
+                    false => NONE,
+                };
+                if known[0] & known[1] & bit != 0 {
+                    visit(slot, [known_code(0), known_code(1)]);
                     continue;
                 }
                 let occ = outer_occ | bit;
@@ -1682,11 +1698,89 @@ impl<const N: usize> Core<'_, N> {
                     occ,
                     by_side,
                 };
-                visit(slot, self.classify(&p, &attacks, &run));
+                let known = [0, 1].map(|x| (known[x] & bit != 0).then(|| known_code(x)));
+                visit(slot, self.classify(&p, &attacks, &run, known));
             }
             exits = run.exits;
             slot = run_end;
         }
+    }
+
+    /// Two sets, by side to move, of squares of the last man in a run whose other men stand on
+    /// `sq` (`by_side`, `occ` and `attacks` theirs), whose init codes are known without looking
+    /// at the slot. *Quiet* squares: the placement is legal with that side to move, that side
+    /// is not in check, and it has no exit (no man of it attacks a man of the other side, and
+    /// no pawn of it can promote or, in a sliced layout, push); its code is undecided.
+    /// *Illegal* squares: a man of that side attacks the other king; the code is `0`. The sets
+    /// may leave such squares out (those slots are classified one by one): a man of the run
+    /// attacking a man of the other side that the last man might shield empties the quiet
+    /// set, and a pawn as the last man empties both.
+    fn known_squares(
+        &self,
+        sq: &[Sq; N],
+        by_side: [Board64; 2],
+        occ: Board64,
+        attacks: &[Board64; N],
+    ) -> ([Board64; 2], [Board64; 2]) {
+        let last = N - 1;
+        let last_piece = self.shared.piece[last];
+        if N < 3 || last_piece == Piece::Pawn {
+            return ([0, 0], [0, 0]);
+        }
+        let last_side = self.side_of(last);
+        // The squares from which the last man attacks `target`: attacks are symmetric for
+        // every piece but the pawn, and the last man blocks none of its own lines.
+        let attackers_of = |target: Sq| self.shared.bits.attacks(last_piece, target, occ);
+        let mut quiet = [!occ, !occ];
+        let mut illegal = [0, 0];
+        for (x, quiet_x) in quiet.iter_mut().enumerate() {
+            let y = 1 - x;
+            let other_king = sq[y];
+            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+                if i == last {
+                    illegal[x] |= attackers_of(other_king) & !occ;
+                    // The last man takes no man, the king included, from its square.
+                    let mut targets = by_side[y];
+                    while targets != 0 {
+                        let t = targets.trailing_zeros() as Sq;
+                        targets &= targets - 1;
+                        *quiet_x &= !attackers_of(t);
+                    }
+                    continue;
+                }
+                // A man of the run that attacks a man of the other side may be blocked by the
+                // last man on some squares only: none is counted.
+                if attacks[i] & by_side[y] != 0 {
+                    *quiet_x = 0;
+                }
+                if attacks[i] & (1 << other_king) != 0 {
+                    // Unless the last man stands between them.
+                    illegal[x] |= !occ & !self.shared.bits.between(sq[i], other_king);
+                }
+                if last_side == y {
+                    // It takes the last man wherever it attacks.
+                    *quiet_x &= !attacks[i];
+                }
+                if self.shared.piece[i] == Piece::Pawn {
+                    // A push that is an exit (a promotion, or any push between slices) is
+                    // stopped only by the last man standing just ahead.
+                    let pushes = self.shared.bits.pawn_pushes(x, sq[i], occ);
+                    if pushes != 0 && (self.sliced || pushes & self.shared.bits.last_rank(x) != 0) {
+                        *quiet_x &= self.shared.bits.pawn_step(x, sq[i]);
+                    }
+                }
+            }
+            // Not in check: no man of the run attacks its king, and the last man (the other
+            // side's) does not from its square.
+            let king = sq[x];
+            if (0..last).any(|j| self.side_of(j) == y && attacks[j] & (1 << king) != 0) {
+                *quiet_x = 0;
+            }
+            if last_side == y {
+                *quiet_x &= !attackers_of(king);
+            }
+        }
+        (quiet, illegal)
     }
 
     /// Fills `run` with the captures and promotions of a run (the men but the last on `sq`,
@@ -1868,8 +1962,16 @@ impl<const N: usize> Core<'_, N> {
     /// The init codes of a placement with White and with Black to move, given every man's
     /// attacks: they say which king is attacked (legality for one side to move, check for the
     /// other) and which captures there are.
+    /// `known` has, by side to move, the code where it is known already
+    /// ([`Core::known_squares`]).
     #[inline(always)]
-    fn classify(&self, p: &Placed<N>, attacks: &[Board64; N], run: &RunExits<'_, N>) -> [u8; 2] {
+    fn classify(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        run: &RunExits<'_, N>,
+        known: [Option<u8>; 2],
+    ) -> [u8; 2] {
         let mut by_side_attacks = [0 as Board64; 2];
         for (i, &a) in attacks.iter().enumerate() {
             by_side_attacks[self.side_of(i)] |= a;
@@ -1882,7 +1984,9 @@ impl<const N: usize> Core<'_, N> {
         let mut codes = [NONE; 2];
         for (x, code) in codes.iter_mut().enumerate() {
             let y = 1 - x;
-            if !king_attacked[y] {
+            if let Some(known) = known[x] {
+                *code = known;
+            } else if !king_attacked[y] {
                 *code = self.classify_side(p, attacks, run, x, king_attacked[x]);
             }
         }
