@@ -87,8 +87,10 @@ impl Observer for Bars {
         if let Some(bar) = self.current.lock().expect("no panics while locked").take() {
             bar.finish_and_clear();
         }
-        let what = if report.reused {
+        let what = if report.reused && report.body_checked {
             "kept (file present and intact)".to_string()
+        } else if report.reused {
+            "kept (file present, header checked; not read by this run)".to_string()
         } else {
             format!(
                 "built in {:.2} s ({:.2} s setting up, {:.2} s retrograde over {} depths, \

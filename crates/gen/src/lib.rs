@@ -149,6 +149,9 @@ pub struct BuildReport {
     pub path: PathBuf,
     /// Whether an existing valid file was kept instead of building.
     pub reused: bool,
+    /// Whether the whole file was checked against its checksum: a kept file that no table
+    /// built in the same run reads has its header and length checked only.
+    pub body_checked: bool,
     /// Index entries per side to move.
     pub entries_per_side: u64,
     /// The longest depth to mate, in plies.
@@ -253,28 +256,52 @@ impl Builder {
         targets: &[Material],
         observer: &dyn Observer,
     ) -> Result<Vec<BuildReport>, GenError> {
-        let mut reports = Vec::new();
-        for material in self.plan(targets)? {
+        let plan = self.plan(targets)?;
+        // Which files to keep, from the largest material down: a file is checked whole when
+        // this run reads it — a target, or a table a table to be built leads into — and by its
+        // header and length otherwise; a file that fails is built again, and the tables it
+        // leads into are then read. Kept files checked whole are not checked again when read.
+        let mut read: BTreeSet<Material> = targets.iter().map(|m| m.canonical().0).collect();
+        let mut kept: BTreeMap<Material, (Header, Option<[u8; 32]>)> = BTreeMap::new();
+        for &material in plan.iter().rev() {
             let path = self.path_of(material);
-            let report = match Table::open(&path) {
+            let whole = read.contains(&material);
+            let opened = match whole {
+                true => Table::open(&path),
+                false => Table::open_body_unchecked(&path),
+            };
+            match opened {
                 Ok(table)
                     if table.header().material == material.to_string()
                         && table.header().index_scheme == retro_format::INDEX_SCHEME =>
                 {
-                    BuildReport {
-                        material,
-                        path,
-                        reused: true,
-                        entries_per_side: table.header().entries_per_side,
-                        max_plies: table.header().max_plies,
-                        seconds: 0.0,
-                        init_seconds: 0.0,
-                        retrograde_seconds: 0.0,
-                        depths: 0,
-                        core: None,
-                    }
+                    let checked = whole.then(|| table.body_hash());
+                    kept.insert(material, (table.header().clone(), checked));
                 }
-                _ => self.build_one(material, observer)?,
+                _ => read.extend(exits(material)),
+            }
+        }
+        let checked: BTreeMap<Material, [u8; 32]> = kept
+            .iter()
+            .filter_map(|(&m, &(_, hash))| hash.map(|h| (m, h)))
+            .collect();
+        let mut reports = Vec::new();
+        for material in plan {
+            let report = match kept.remove(&material) {
+                Some((header, hash)) => BuildReport {
+                    material,
+                    path: self.path_of(material),
+                    reused: true,
+                    body_checked: hash.is_some(),
+                    entries_per_side: header.entries_per_side,
+                    max_plies: header.max_plies,
+                    seconds: 0.0,
+                    init_seconds: 0.0,
+                    retrograde_seconds: 0.0,
+                    depths: 0,
+                    core: None,
+                },
+                None => self.build_checked(material, observer, &checked)?,
             };
             observer.finished(&report);
             reports.push(report);
@@ -288,8 +315,19 @@ impl Builder {
         material: Material,
         observer: &dyn Observer,
     ) -> Result<BuildReport, GenError> {
+        self.build_checked(material, observer, &BTreeMap::new())
+    }
+
+    /// [`Builder::build_one`], where the files of the materials in `checked` were checked
+    /// whole in this run, with the body checksums given.
+    fn build_checked(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+        checked: &BTreeMap<Material, [u8; 32]>,
+    ) -> Result<BuildReport, GenError> {
         if self.core == Core::Fast && material.is_canonical() {
-            match self.build_fast(material, observer) {
+            match self.build_fast(material, observer, checked) {
                 Ok(report) => return Ok(report),
                 Err(fast::Declined::Failed(e)) => return Err(e),
                 Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => {}
@@ -317,6 +355,7 @@ impl Builder {
         &self,
         material: Material,
         observer: &dyn Observer,
+        checked: &BTreeMap<Material, [u8; 32]>,
     ) -> Result<BuildReport, fast::Declined> {
         let start = Instant::now();
         let geo = &self.geo;
@@ -332,7 +371,19 @@ impl Builder {
             .zip(sides)
             .zip(fields)
         {
-            let table = Table::open(&self.path_of(smaller)).map_err(GenError::from)?;
+            // A file checked whole earlier in the run is not read through again while the
+            // checksum in its header is the one checked.
+            let path = self.path_of(smaller);
+            let table = match checked.get(&smaller) {
+                Some(&hash) => {
+                    let table = Table::open_body_unchecked(&path).map_err(GenError::from)?;
+                    if table.body_hash() != hash {
+                        table.check_body().map_err(GenError::from)?;
+                    }
+                    table
+                }
+                None => Table::open(&path).map_err(GenError::from)?,
+            };
             if table.header().material != smaller.to_string() {
                 return Err(GenError::Inconsistent {
                     material: smaller.to_string(),
@@ -374,6 +425,7 @@ impl Builder {
             material,
             path,
             reused: false,
+            body_checked: true,
             entries_per_side: indexer.size(),
             max_plies,
             seconds: start.elapsed().as_secs_f64(),
@@ -608,6 +660,7 @@ impl Builder {
             material,
             path,
             reused: false,
+            body_checked: true,
             entries_per_side: size,
             max_plies,
             seconds: start.elapsed().as_secs_f64(),

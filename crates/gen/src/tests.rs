@@ -200,6 +200,49 @@ fn existing_tables_are_reused_and_damaged_ones_rebuilt() {
     );
 }
 
+#[test]
+fn kept_files_are_checked_whole_where_the_run_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let builder = Builder::new(Board::new(4, 4).unwrap(), dir.path());
+    let krk: Material = "KRvK".parse().unwrap();
+    let kvk: Material = "KvK".parse().unwrap();
+    builder.build(&[krk], &Silent).unwrap();
+    let damage = |m: Material| {
+        let path = builder.path_of(m);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, bytes).unwrap();
+    };
+    // KvK's body damaged: KRvK is intact and kept, so nothing reads KvK, whose header is
+    // checked alone.
+    damage(kvk);
+    let second = builder.build(&[krk], &Silent).unwrap();
+    let flags = |reports: &[BuildReport]| {
+        reports
+            .iter()
+            .map(|r| (r.material.to_string(), r.reused, r.body_checked))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        flags(&second),
+        [("KvK".into(), true, false), ("KRvK".into(), true, true)]
+    );
+    // KRvK damaged too: it is built again and reads KvK, which is found damaged and built
+    // again first.
+    damage(krk);
+    let third = builder.build(&[krk], &Silent).unwrap();
+    assert_eq!(
+        flags(&third),
+        [("KvK".into(), false, true), ("KRvK".into(), false, true)]
+    );
+    assert!(Table::open(&builder.path_of(kvk)).is_ok());
+    // Asked for by name, a file is checked whole.
+    damage(kvk);
+    let fourth = builder.build(&[kvk], &Silent).unwrap();
+    assert_eq!(flags(&fourth), [("KvK".into(), false, true)]);
+}
+
 /// Builds `materials` (and what they need) with both cores and compares the stored bodies.
 fn cores_agree(board: (usize, usize), materials: &[&str]) {
     cores_agree_tuned(board, materials, fast::Tuning::default());
