@@ -394,7 +394,8 @@ impl Drop for TableWriter {
     }
 }
 
-/// A table opened for reading: header checked, body checksum verified, body memory-mapped.
+/// A table opened for reading: header checked, body memory-mapped, body checksum verified
+/// (unless opened with [`Table::open_body_unchecked`]).
 #[derive(Debug)]
 pub struct Table {
     path: PathBuf,
