@@ -361,7 +361,7 @@ pub fn write_body(
                     }
                     if !turns.is_empty() {
                         for (k, entry) in out.chunks_exact_mut(width).enumerate() {
-                            if !least_image(squares, k, &turns, groups) {
+                            if !least_image(layout, squares, k, &turns) {
                                 entry.fill(0);
                             }
                         }
@@ -395,10 +395,10 @@ pub fn write_body(
 }
 
 /// Whether a placement of a run (`squares`, the last man moved on `k` squares, identical men
-/// in increasing order within each of `groups`, which follow the kings) is the least of its
-/// images under `turns` (symmetries as tables of squares): the image [`Indexer::index`]
-/// numbers, comparing the men's squares after the kings in order.
-fn least_image(squares: &[Sq], k: usize, turns: &[&[Sq]], groups: &[GroupField]) -> bool {
+/// in increasing order) is the least of its images under `turns` (symmetries as tables of
+/// squares, each image's identical men put in order by `layout`): the image
+/// [`Indexer::index`] numbers, comparing the men's squares after the kings in order.
+fn least_image(layout: &Layout, squares: &[Sq], k: usize, turns: &[&[Sq]]) -> bool {
     let n = squares.len();
     let mut placed = [0 as Sq; MAX_MEN];
     placed[..n].copy_from_slice(squares);
@@ -408,11 +408,7 @@ fn least_image(squares: &[Sq], k: usize, turns: &[&[Sq]], groups: &[GroupField])
         for (to, &from) in image.iter_mut().zip(&placed[..n]) {
             *to = turn[usize::from(from)];
         }
-        let mut start = 2;
-        for group in groups {
-            image[start..start + group.count].sort_unstable();
-            start += group.count;
-        }
+        layout.sort_groups(&mut image[..n]);
         image[2..n] >= placed[2..n]
     })
 }

@@ -576,7 +576,7 @@ impl Layout {
 
     /// Puts identical men in increasing order of square.
     #[inline(always)]
-    fn sort_groups(&self, squares: &mut [Sq]) {
+    pub fn sort_groups(&self, squares: &mut [Sq]) {
         for &(first, count) in &self.groups {
             if count > 1 {
                 squares[first..first + count].sort_unstable();
