@@ -31,6 +31,9 @@ pub struct Bits {
     empty_board: [Vec<Board64>; 6],
     /// By side (0 White) and square: the squares a pawn there attacks.
     pawn_attacks: [Vec<Board64>; 2],
+    /// By side and square: the squares from which a pawn attacks it (`pawn_attacks` read
+    /// backwards).
+    pawn_attackers: [Vec<Board64>; 2],
     /// By side and square: the square one step ahead, if on the board.
     pawn_step: [Vec<Board64>; 2],
     /// By side and square: the square two steps ahead when the square is on the side's second
@@ -42,6 +45,9 @@ pub struct Bits {
     pawn_double_back: [Vec<Board64>; 2],
     /// By side: its last rank, where pawns are exchanged.
     last_rank: [Board64; 2],
+    /// By side: the squares from which a pawn's push — its step, or its double step on a board
+    /// of four ranks — lands on that last rank.
+    promoting: [Board64; 2],
     /// The squares a pawn may stand on (off both end ranks).
     pawn_squares: Board64,
     /// By square × square: the squares strictly between the two on the ray from one to the
@@ -78,12 +84,14 @@ impl Bits {
             increasing: DIRECTIONS.map(|(df, dr)| dr > 0 || (dr == 0 && df > 0)),
             empty_board: Default::default(),
             pawn_attacks: Default::default(),
+            pawn_attackers: Default::default(),
             pawn_step: Default::default(),
             pawn_double: Default::default(),
             pawn_back: Default::default(),
             pawn_double_back: Default::default(),
             between: vec![0; count * count],
             last_rank: [0; 2],
+            promoting: [0; 2],
             pawn_squares: 0,
         };
         let bit = |sq: Option<Sq>| sq.map_or(0, |s| 1u64 << s);
@@ -108,6 +116,22 @@ impl Bits {
                 }
                 if geo.pawn_may_stand(sq) {
                     bits.pawn_squares |= 1 << sq;
+                }
+            }
+        }
+        for x in 0..2 {
+            for sq in 0..count {
+                if (bits.pawn_step[x][sq] | bits.pawn_double[x][sq]) & bits.last_rank[x] != 0 {
+                    bits.promoting[x] |= 1 << sq;
+                }
+            }
+            bits.pawn_attackers[x] = vec![0; count];
+            for from in 0..count {
+                let mut attacked = bits.pawn_attacks[x][from];
+                while attacked != 0 {
+                    let target = attacked.trailing_zeros() as usize;
+                    attacked &= attacked - 1;
+                    bits.pawn_attackers[x][target] |= 1 << from;
                 }
             }
         }
@@ -179,6 +203,12 @@ impl Bits {
         self.pawn_attacks[x][usize::from(sq)]
     }
 
+    /// The squares from which a pawn of side `x` attacks `target`.
+    #[inline(always)]
+    pub fn pawn_attackers(&self, x: usize, target: Sq) -> Board64 {
+        self.pawn_attackers[x][usize::from(target)]
+    }
+
     /// The squares a pawn of side `x` on `sq` moves to without capturing when `occ` is
     /// occupied: one step ahead if empty, and from the second rank two if both are empty.
     #[inline(always)]
@@ -228,6 +258,13 @@ impl Bits {
     #[inline(always)]
     pub fn last_rank(&self, x: usize) -> Board64 {
         self.last_rank[x]
+    }
+
+    /// The squares from which a pawn of side `x` may push onto its last rank (a double step
+    /// does on a board of four ranks).
+    #[inline(always)]
+    pub fn promoting(&self, x: usize) -> Board64 {
+        self.promoting[x]
     }
 
     /// The squares a pawn may stand on.
@@ -318,6 +355,42 @@ mod tests {
                         assert_eq!(reaches, between >> s & 1 == 0, "{a} {b} {s}");
                     }
                 }
+            }
+        }
+    }
+
+    /// A pawn's attackers of a square are the squares whose pawn attacks it, by the engine's
+    /// pawn attacks; its promoting squares are those from which a step, or a double step from
+    /// its second rank, lands on its last rank.
+    #[test]
+    fn pawn_attackers_and_promoting_squares_follow_the_engine() {
+        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8)] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let bits = Bits::new(&geo).unwrap();
+            let count = geo.square_count() as Sq;
+            for (x, side) in [Side::White, Side::Black].into_iter().enumerate() {
+                for target in 0..count {
+                    let expected = (0..count)
+                        .filter(|&from| geo.pawn_attacks(side, from).contains(target))
+                        .fold(0, |set: Board64, from| set | 1 << from);
+                    assert_eq!(
+                        bits.pawn_attackers(x, target),
+                        expected,
+                        "{target} {files}x{ranks}"
+                    );
+                }
+                let lands_last = |sq: Sq, steps: i16| {
+                    geo.ahead(side, sq, steps)
+                        .is_some_and(|to| geo.rank(to) == geo.last_rank(side))
+                };
+                let expected = (0..count)
+                    .filter(|&sq| {
+                        lands_last(sq, 1)
+                            || (geo.rank(sq) == geo.second_rank(side) && lands_last(sq, 2))
+                    })
+                    .fold(0, |set: Board64, sq| set | 1 << sq);
+                assert_eq!(bits.promoting(x), expected, "{side:?} {files}x{ranks}");
+                assert_ne!(expected, 0);
             }
         }
     }

@@ -105,6 +105,15 @@ pub fn load_subtable(
                             return;
                         }
                         if radix == 1 {
+                            // The slots holding the position are the orders of its identical
+                            // men (the white king stands on no square a symmetry fixes): a
+                            // kept man without companions stands on its square in all of
+                            // them, so an entry with it on another rank is kept in none.
+                            if field.as_ref().is_some_and(|f| {
+                                !layout.is_grouped(f.man()) && !f.keeps_square(squares[f.man()])
+                            }) {
+                                return;
+                            }
                             let code = entry_code(&pair_entries[run * width..][..width]);
                             if code != 0 {
                                 layout.for_each_holder(squares, |slot| {

@@ -787,6 +787,12 @@ impl RankField {
         self.man
     }
 
+    /// Whether the man standing on `sq` is on the kept rank.
+    #[inline(always)]
+    pub fn keeps_square(&self, sq: Sq) -> bool {
+        u64::from(sq) / self.files == self.rank
+    }
+
     /// How many numbers there are, for a layout of `slots` slots.
     pub fn size(&self, slots: u64) -> u64 {
         match self.slices {

@@ -1714,7 +1714,8 @@ impl<const N: usize> Core<'_, N> {
     /// *Illegal* squares: a man of that side attacks the other king; the code is `0`. The sets
     /// may leave such squares out (those slots are classified one by one): a man of the run
     /// attacking a man of the other side that the last man might shield empties the quiet
-    /// set, and a pawn as the last man empties both.
+    /// set, and a pawn as the last man leaves its side's squares from which it may promote
+    /// out of that side's quiet set.
     fn known_squares(
         &self,
         sq: &[Sq; N],
@@ -1724,14 +1725,24 @@ impl<const N: usize> Core<'_, N> {
     ) -> ([Board64; 2], [Board64; 2]) {
         let last = N - 1;
         let last_piece = self.shared.piece[last];
-        if N < 3 || last_piece == Piece::Pawn {
+        if N < 3 {
             return ([0, 0], [0, 0]);
         }
         let last_side = self.side_of(last);
         // The squares from which the last man attacks `target`: attacks are symmetric for
-        // every piece but the pawn, and the last man blocks none of its own lines.
-        let attackers_of = |target: Sq| self.shared.bits.attacks(last_piece, target, occ);
+        // every piece but the pawn, whose are read backwards, and the last man blocks none of
+        // its own lines.
+        let attackers_of = |target: Sq| match last_piece {
+            Piece::Pawn => self.shared.bits.pawn_attackers(last_side, target),
+            piece => self.shared.bits.attacks(piece, target, occ),
+        };
         let mut quiet = [!occ, !occ];
+        if last_piece == Piece::Pawn {
+            // A pawn as the last man may promote by a push from a square whose step (or double
+            // step, on four ranks) lands on its last rank; its promoting captures are
+            // captures, left out below.
+            quiet[last_side] &= !self.shared.bits.promoting(last_side);
+        }
         let mut illegal = [0, 0];
         for (x, quiet_x) in quiet.iter_mut().enumerate() {
             let y = 1 - x;
