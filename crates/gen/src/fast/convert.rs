@@ -46,6 +46,11 @@ pub fn load_subtable(
     let n = layout.men_count();
     let field = field.map(|(man, rank)| RankField::new(&layout, geo.files(), man, rank));
     let kept = field.map_or(slots, |f| f.size(slots as u64) as usize);
+    // The kept field, if its man has no identical companion: he stands on his square in every
+    // slot holding a position whose white king stands on no square a symmetry fixes (those
+    // slots are the orders of the identical men), so such an entry with him on another rank
+    // is kept in none.
+    let lone_field = field.filter(|f| !layout.is_grouped(f.man()));
     // The cell of a slot, if it is kept.
     let cell_of = |slot: u64| match &field {
         Some(f) => f.number(slot).map(|n| n as usize),
@@ -105,13 +110,8 @@ pub fn load_subtable(
                             return;
                         }
                         if radix == 1 {
-                            // The slots holding the position are the orders of its identical
-                            // men (the white king stands on no square a symmetry fixes): a
-                            // kept man without companions stands on its square in all of
-                            // them, so an entry with it on another rank is kept in none.
-                            if field.as_ref().is_some_and(|f| {
-                                !layout.is_grouped(f.man()) && !f.keeps_square(squares[f.man()])
-                            }) {
+                            // The white king stands on no square a symmetry fixes here.
+                            if lone_field.is_some_and(|f| !f.keeps_square(squares[f.man()])) {
                                 return;
                             }
                             let code = entry_code(&pair_entries[run * width..][..width]);

@@ -787,10 +787,16 @@ impl RankField {
         self.man
     }
 
-    /// Whether the man standing on `sq` is on the kept rank.
+    /// Whether the man standing on `sq` is on the kept rank: the test [`RankField::number`]
+    /// makes.
     #[inline(always)]
     pub fn keeps_square(&self, sq: Sq) -> bool {
-        u64::from(sq) / self.files == self.rank
+        self.on_kept_rank(u64::from(sq))
+    }
+
+    #[inline(always)]
+    fn on_kept_rank(&self, square: u64) -> bool {
+        square / self.files == self.rank
     }
 
     /// How many numbers there are, for a layout of `slots` slots.
@@ -828,7 +834,7 @@ impl RankField {
     fn number_in_slice(&self, slot: u64) -> Option<u64> {
         let (above, low) = self.split(slot);
         let square = above % self.squares;
-        if square / self.files != self.rank {
+        if !self.on_kept_rank(square) {
             return None;
         }
         let high = above / self.squares;

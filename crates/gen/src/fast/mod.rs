@@ -1730,8 +1730,8 @@ impl<const N: usize> Core<'_, N> {
         }
         let last_side = self.side_of(last);
         // The squares from which the last man attacks `target`: attacks are symmetric for
-        // every piece but the pawn, whose are read backwards, and the last man blocks none of
-        // its own lines.
+        // every piece but the pawn (whose attackers are its attacks read backwards), and the
+        // last man blocks none of its own lines.
         let attackers_of = |target: Sq| match last_piece {
             Piece::Pawn => self.shared.bits.pawn_attackers(last_side, target),
             piece => self.shared.bits.attacks(piece, target, occ),
