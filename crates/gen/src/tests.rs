@@ -390,6 +390,40 @@ fn fast_core_equals_reference_core_with_pawn_slices() {
 }
 
 #[test]
+fn fast_core_counting_moves_equals_reference_core() {
+    // The odd passes count moves wherever they go a run at a time: odd and square boards,
+    // whose kings may share the diagonal (a king's move into a position of two slots counts
+    // twice), pins and checks, identical men, pawns solved whole and slice by slice, and watch
+    // codes (the counts) given up partway. Counting a king's move into two slots once, a
+    // pinned man's moves off its line, or a sliding checker's line as no answer to it makes
+    // it fail.
+    [
+        (
+            (4, 4),
+            &["KQvKR", "KRvKN", "KBNvK", "KRvKR", "KQvKQ", "KRRRvK"][..],
+            None,
+        ),
+        ((5, 5), &["KQvKR", "KRvKB", "KBBvK", "KRRvK"][..], None),
+        ((5, 4), &["KQvKR", "KBNvK", "KQQvK"][..], None),
+        ((4, 5), &["KPvK", "KBPvK", "KPvKN", "KRPvK"][..], None),
+        ((4, 4), &["KRPvKR", "KQPvKQ"][..], None),
+        (
+            (5, 5),
+            &["KNPvKB"][..],
+            Some((fast::MAX_WORK_PLIES - 40) as u8),
+        ),
+    ]
+    .into_par_iter()
+    .for_each(|(board, materials, watch_keys)| {
+        let tuning = fast::Tuning {
+            watch_keys,
+            ..fast::Tuning::default()
+        };
+        cores_agree_tuned(board, materials, tuning);
+    });
+}
+
+#[test]
 fn pawn_slices_give_the_watch_codes_up_a_part_at_a_time() {
     // Watch codes that leave the work byte a few depths. With 12 (KNPvKB on 5×5), the first
     // parts' captures already lie deeper: their init passes are made again without watching,

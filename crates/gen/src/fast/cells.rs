@@ -6,7 +6,9 @@
 //! load.
 //! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
 //! bytes of its word alone; two threads writing one byte at once write the same value (the
-//! passes of `super` are built so). Whole words are read ([`Cells::for_each_equal`]) or
+//! passes of `super` are built so), except where they count: a count is taken down with an
+//! atomic subtraction ([`Cells::count_down`]) and first stored with a compare-and-swap
+//! ([`Cells::replace`]), so that neither is lost to another thread's. Whole words are read ([`Cells::for_each_equal`]) or
 //! written ([`Cells::set_word`]) only where no other thread writes a byte of them: a pass scans
 //! one side's table while writing the other's, and a thread scanning a chunk of its own side
 //! is the only one writing that chunk.
@@ -52,6 +54,21 @@ impl Cells {
     #[inline(always)]
     pub fn set(&self, slot: u64, code: u8) {
         self.words.bytes()[slot as usize].store(code, Ordering::Relaxed);
+    }
+
+    /// Takes one from the byte of `slot` at once, whatever other threads do; returns the byte
+    /// before.
+    #[inline(always)]
+    pub fn count_down(&self, slot: u64) -> u8 {
+        self.words.bytes()[slot as usize].fetch_sub(1, Ordering::Relaxed)
+    }
+
+    /// Writes `new` into the byte of `slot` if it still holds `old`; else returns what it holds.
+    #[inline(always)]
+    pub fn replace(&self, slot: u64, old: u8, new: u8) -> Result<(), u8> {
+        self.words.bytes()[slot as usize]
+            .compare_exchange(old, new, Ordering::Relaxed, Ordering::Relaxed)
+            .map(|_| ())
     }
 
     /// Stores the eight bytes of slots `8k .. 8k + 8` at once, slot `8k + b` in bits
@@ -162,5 +179,39 @@ mod tests {
         for slot in 0..8u64 {
             assert_eq!(cells.get(slot), (slot as u8 + 1) * 10 + 1);
         }
+    }
+
+    #[test]
+    fn counts_taken_down_at_once_by_two_threads_lose_nothing() {
+        // Four counts of 200 in one word, each taken down 100 times by each of two threads
+        // that also write the word's other bytes: every count ends at 0, and exactly one
+        // subtraction per count saw it at 1.
+        let cells = Cells::new(16);
+        for slot in 0..4 {
+            assert_eq!(cells.replace(slot, 0, 200), Ok(()));
+            assert_eq!(cells.replace(slot, 0, 7), Err(200));
+        }
+        let last = std::sync::atomic::AtomicU32::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..2u64 {
+                let (cells, last) = (&cells, &last);
+                scope.spawn(move || {
+                    for _ in 0..100 {
+                        for slot in 0..4 {
+                            if cells.count_down(slot) == 1 {
+                                last.fetch_add(1, Ordering::Relaxed);
+                            }
+                            cells.set(4 + 2 * slot + thread, thread as u8 + 1);
+                        }
+                    }
+                });
+            }
+        });
+        for slot in 0..4 {
+            assert_eq!(cells.get(slot), 0);
+            assert_eq!(cells.get(4 + 2 * slot), 1);
+            assert_eq!(cells.get(5 + 2 * slot), 2);
+        }
+        assert_eq!(last.load(Ordering::Relaxed), 4);
     }
 }

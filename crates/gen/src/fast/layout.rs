@@ -462,6 +462,13 @@ impl Layout {
         self.squares
     }
 
+    /// Whether a symmetry other than the identity fixes both `a` and `b`.
+    pub fn share_fixer(&self, a: Sq, b: Sq) -> bool {
+        self.fixers[usize::from(a)]
+            .iter()
+            .any(|f| self.fixers[usize::from(b)].contains(f))
+    }
+
     /// Whether a symmetry other than the identity fixes `sq`.
     pub fn is_fixed(&self, sq: Sq) -> bool {
         !self.fixers[usize::from(sq)].is_empty()

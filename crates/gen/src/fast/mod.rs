@@ -15,15 +15,19 @@
 //! or the side not to move in check), `1` undecided, `2` undecided but unable to lose (a capture
 //! reaches a draw), `3 + s` undecided and *watching* square `s` (below), `3 + K + n` decided in
 //! `n` plies (a win when `n` is odd, a loss when even; `K` watch codes, one per square of the
-//! board), `255` a loss candidate during a pass. With `K = 64` a byte holds depths up to 187
+//! board), `255` a loss candidate during a pass. Where a pass takes its slots a run at a time
+//! (no en-passant positions), the `K` codes *count* instead: `3 + c − 1` is a slot with `c`
+//! moves (`1 ≤ c < K`) not yet known to reach a win, and `3 + K − 1` one with too many moves
+//! to count, checked forward as below. With `K = 64` a byte holds depths up to 187
 //! plies; deeper, the watch codes are given up in place (`K = 0`, 251 plies) — before the first
 //! pass when the exits may force a loss deeper than that (a forward check stores such a loss
 //! whatever the depth of its pass; the init pass notes the deepest) — and deeper
 //! still the shallow depths are folded into two codes, their exact values kept in a snapshot
 //! on disk ([`rebase`]: KPPvKP, 254 plies, rebases once). A table whose exits alone reach
-//! beyond a byte is left to the reference core. Threads write single bytes with plain stores
-//! ([`cells`]); a pass finds the slots of a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes
-//! (320 MiB) and nothing more per slot.
+//! beyond a byte is left to the reference core. Threads write single bytes with plain stores,
+//! and take one from a count with an atomic subtraction ([`cells`]); a pass finds the slots of
+//! a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes (320 MiB) and nothing
+//! more per slot.
 //!
 //! # The iteration
 //!
@@ -57,6 +61,20 @@
 //!   destination of the first move found that does not. A move into an illegal position (its
 //!   own king left in check) reaches a slot of code `0`, here or in the smaller table, and is
 //!   no move: legality is read from the tables rather than tested.
+//! * **counted moves**, in place of the candidates and their checks where a pass goes a run at
+//!   a time. The first un-move from a win to reach an undecided parent counts the parent's
+//!   moves that stay in the table (`Core::count_moves`: legal moves, found with the other
+//!   side's attacks and the squares where a man shields its king, without reading a child)
+//!   and stores how many are left; each later un-move into it takes one off, with one atomic
+//!   subtraction, as two threads may reach one parent at once. The un-move that takes the
+//!   last one off finds the parent lost: every move that stays reaches a win, the deepest in
+//!   `d` plies (the passes come in order of depth); its exits, which the init pass found to
+//!   be wins for the other side or nothing (else the slot could not lose, `2`), are looked up
+//!   once more, and the slot is lost in one ply more than the longest of all
+//!   (`Core::lost_by_count`). In KRBvKN, 218 M forward checks reading 1.41 G children become
+//!   one count per parent reached and one decrement per un-move. A slot with too many moves
+//!   to count becomes a candidate as above, and when the watch codes are given up the counts
+//!   become `1` (undecided): the candidates and their checks take over from there.
 //!
 //! Watching only skips checks that would fail: a slot watching `s` has a move to `s` whose
 //! position was not won within the depth of its last check, and it cannot be lost before that
@@ -160,6 +178,19 @@
 //! (the man on `b`, as watching needs), or `P` is its own image under `σ`, which fixes both
 //! kings; then the un-move visits `P` under every symmetry fixing the kings, the identity among
 //! them.
+//!
+//! Counting needs more: the un-moves must reach a parent slot exactly once per move of it
+//! into a win, or its count would reach zero too early or never. They do, but for one case.
+//! A position whose kings both stand on squares that one symmetry fixes has two slots, itself
+//! and its image ([`layout`]; two distinct squares share at most one such symmetry, as two
+//! would fix only the centre), both decided alike and both un-moved by the pass of their
+//! depth. A king's un-move from either slot reaches the parent, so a king's move into such a
+//! position is counted twice (`Layout::share_fixer`). A move of another man keeps the kings,
+//! and with them the number of slots: from a parent of two slots, each slot's move reaches
+//! one of the child's slots and comes back to that parent slot alone. Before relying on this,
+//! every lost slot of KQvKR, KRvKN, KBNvK, KQQvK and KRBvKR on 8×8 was checked: the un-moves
+//! reaching it equalled its moves so counted. The tests compare the files with the reference
+//! core's byte for byte, and fail when the double count or the shield test is left out.
 
 pub mod bits;
 pub mod cells;
@@ -500,9 +531,50 @@ struct Core<'a, const N: usize> {
     /// By side to move and depth in plies (below [`LOSS_DEPTHS`]), how many slots are lost in
     /// that depth: a loss is stored once (by the init pass or a forward check) and never
     /// changes, so these are the slots the pass of that depth meets.
-    losses: [Vec<AtomicU64>; 2],
+    losses: LossCounts,
     /// The en-passant positions (material with pawns of both sides).
     ep: Option<EpCells>,
+    /// Whether the watch codes count moves instead ([`Core::count_moves`]): wherever the passes
+    /// go a run at a time.
+    counting: bool,
+}
+
+/// By side to move and depth in plies (below [`LOSS_DEPTHS`]), a count of slots: one set of
+/// counters per worker thread, so that threads counting at once do not contend for them.
+struct LossCounts {
+    shards: Vec<[Vec<AtomicU64>; 2]>,
+}
+
+impl LossCounts {
+    fn new() -> LossCounts {
+        let zeros = || (0..LOSS_DEPTHS).map(|_| AtomicU64::new(0)).collect();
+        LossCounts {
+            shards: (0..=rayon::current_num_threads())
+                .map(|_| [zeros(), zeros()])
+                .collect(),
+        }
+    }
+
+    /// Adds `count` to side `x`'s count in `plies`.
+    #[inline]
+    fn add(&self, x: usize, plies: u32, count: u64) {
+        let shard = rayon::current_thread_index().map_or(0, |i| i + 1) % self.shards.len();
+        self.shards[shard][x][plies as usize].fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// Side `x`'s count in `plies`.
+    fn get(&self, x: usize, plies: u32) -> u64 {
+        self.shards
+            .iter()
+            .map(|shard| shard[x][plies as usize].load(Ordering::Relaxed))
+            .sum()
+    }
+
+    fn clear(&self) {
+        for count in self.shards.iter().flatten().flatten() {
+            count.store(0, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Calls `visit` with every kind of exit of `material`, captures first: the men it removes,
@@ -886,7 +958,7 @@ fn solve<const N: usize>(
         too_deep: AtomicBool::new(false),
         deepest: AtomicU32::new(0),
         exit_loss: AtomicU32::new(0),
-        losses: std::array::from_fn(|_| (0..LOSS_DEPTHS).map(|_| AtomicU64::new(0)).collect()),
+        losses: LossCounts::new(),
         ep: parts.ep_layout.map(|ep| {
             let sizes = [ep.size(0), ep.size(1)];
             let chunks = sizes.map(|size| presence_sets(size.div_ceil(CHUNK) as usize));
@@ -896,6 +968,7 @@ fn solve<const N: usize>(
                 floor: sizes.map(Cells::new),
             }
         }),
+        counting: N >= 3 && parts.ep_layout.is_none(),
     };
 
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
@@ -1005,7 +1078,7 @@ fn solve<const N: usize>(
                             },
                         )
                     });
-                    [core.losses[x][depth as usize].load(Ordering::Relaxed), ep]
+                    [core.losses.get(x, depth), ep]
                 })
             });
             // By side, the slots met by the passes before this depth: the second side's choice
@@ -1031,7 +1104,7 @@ fn solve<const N: usize>(
                     if depth % 2 == 0 {
                         core.mark_wins(node, x, depth + 1);
                     } else {
-                        core.mark_candidates(node, x);
+                        core.mark_candidates(node, x, depth);
                     }
                 };
                 let slots_found = if core.by_runs {
@@ -1547,11 +1620,7 @@ impl<const N: usize> Core<'_, N> {
         chunk_end: &[u64],
         observer: Option<&dyn Observer>,
     ) -> [u64; 2] {
-        for losses in &self.losses {
-            for count in losses {
-                count.store(0, Ordering::Relaxed);
-            }
-        }
+        self.losses.clear();
         self.deepest.store(0, Ordering::Relaxed);
         self.exit_loss.store(0, Ordering::Relaxed);
         let deepest = &self.deepest;
@@ -2456,12 +2525,18 @@ impl<const N: usize> Core<'_, N> {
         false
     }
 
-    /// Odd depths, first half: the undecided parents of a win (side `x` to move) become
-    /// candidates for a loss — unless the last check of a parent's moves stopped at a move of
-    /// another man than the one that moved here: that move still reaches no win (or no win
-    /// yet found), and when it does, its own pass makes the parent a candidate.
-    fn mark_candidates(&self, node: Node, x: usize) {
+    /// Odd depths, first half: the undecided parents of a win in `depth` (side `x` to move)
+    /// become candidates for a loss — unless the last check of a parent's moves stopped at a
+    /// move of another man than the one that moved here: that move still reaches no win (or no
+    /// win yet found), and when it does, its own pass makes the parent a candidate. When the
+    /// watch codes count, a parent counts this move off instead (its moves counted when the
+    /// first is found), and is lost when none is left; one with too many moves to count
+    /// becomes a candidate.
+    fn mark_candidates(&self, node: Node, x: usize, depth: u32) {
         let y = 1 - x;
+        if self.counting && self.codes.watch_keys > 0 {
+            return self.count_down_parents(node, x, depth);
+        }
         self.for_each_parent_of(node, x, |parent, to| {
             let old = self.cells[y].get(parent);
             if old == UNKNOWN || old == self.codes.watching(to) {
@@ -2469,6 +2544,153 @@ impl<const N: usize> Core<'_, N> {
                 self.mark_present(y, parent, CANDIDATE);
             }
         });
+    }
+
+    /// [`Core::mark_candidates`] where the parents' side counts its moves.
+    fn count_down_parents(&self, node: Node, x: usize, depth: u32) {
+        let y = 1 - x;
+        let uncounted = WATCHING + self.codes.watch_keys - 1;
+        self.for_each_parent_of(node, x, |parent, _| {
+            let old = self.cells[y].get(parent);
+            if old == uncounted {
+                self.cells[y].set(parent, CANDIDATE);
+                self.mark_present(y, parent, CANDIDATE);
+            } else if old == UNKNOWN {
+                // The first move found into a win: the others are counted now.
+                let left = self.count_moves(parent, y) - 1;
+                let new = match left {
+                    0 => CANDIDATE,
+                    _ if left < u32::from(self.codes.watch_keys) => WATCHING + (left - 1) as u8,
+                    _ => uncounted,
+                };
+                match self.cells[y].replace(parent, UNKNOWN, new) {
+                    Ok(()) if left == 0 => self.lost_by_count(parent, y, depth),
+                    Ok(()) if new == uncounted => {
+                        self.cells[y].set(parent, CANDIDATE);
+                        self.mark_present(y, parent, CANDIDATE);
+                    }
+                    Ok(()) => {}
+                    // Another thread counted it first.
+                    Err(now) => self.count_down(parent, y, now, uncounted, depth),
+                }
+            } else {
+                self.count_down(parent, y, old, uncounted, depth);
+            }
+        });
+    }
+
+    /// One more move of `slot` (side `x` to move, its code `old`) reaches a win: a counted slot
+    /// counts it, and is lost when none is left.
+    #[inline(always)]
+    fn count_down(&self, slot: u64, x: usize, old: u8, uncounted: u8, depth: u32) {
+        if (WATCHING..uncounted).contains(&old) {
+            let before = self.cells[x].count_down(slot);
+            debug_assert!((WATCHING..uncounted).contains(&before));
+            if before == WATCHING {
+                self.lost_by_count(slot, x, depth);
+            }
+        }
+    }
+
+    /// The moves of `slot` (side `x` to move, a legal position) that stay in the table, as the
+    /// un-moves of the odd passes reach it: a king's move into a position of two slots (both
+    /// kings on squares one symmetry fixes) counts twice, once from each.
+    #[inline(never)]
+    fn count_moves(&self, slot: u64, x: usize) -> u32 {
+        let layout = self.shared.layout;
+        let bits = self.shared.bits;
+        let p = self
+            .place(slot)
+            .expect("an undecided slot holds a position");
+        let y = 1 - x;
+        let king = p.sq[x];
+        let others = &self.shared.side_men[y][..self.shared.side_len[y]];
+        // The squares the other side attacks through the king's square (the king's own square
+        // is attacked or not either way); where a move that captures nothing may stand to
+        // answer a check (everywhere without one; between a sliding checker and the king;
+        // nowhere against two checkers or another checker); and the lines on which a man of
+        // this side may shield the king from a slider.
+        let occ = p.occ ^ (1 << king);
+        let mut attacked = 0;
+        let mut answers = !0;
+        let mut shields = 0;
+        for &j in others {
+            let attacks = self.man_attacks(j, p.sq[j], occ);
+            attacked |= attacks;
+            let slider = is_slider(self.shared.piece[j]);
+            if attacks & (1 << king) != 0 {
+                answers &= if slider {
+                    bits.between(p.sq[j], king)
+                } else {
+                    0
+                };
+            }
+            if slider {
+                shields |= bits.between(p.sq[j], king);
+            }
+        }
+        let mut count = 0;
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            let from = p.sq[i];
+            let targets = self.quiet_targets(&p, i);
+            if i == x {
+                let legal = targets & !attacked;
+                count += legal.count_ones();
+                if layout.is_fixed(p.sq[y]) {
+                    for_each_bit(legal, |t| {
+                        if layout.share_fixer(t, p.sq[y]) {
+                            count += 1;
+                        }
+                    });
+                }
+                continue;
+            }
+            let mut legal = targets & answers;
+            if shields & (1 << from) != 0 {
+                // Pinned: it may move along the line of its pinner only.
+                for &j in others {
+                    let line = bits.between(p.sq[j], king);
+                    if line & (1 << from) != 0
+                        && is_slider(self.shared.piece[j])
+                        && bits.attacks_square(
+                            self.shared.piece[j],
+                            p.sq[j],
+                            king,
+                            p.occ ^ (1 << from),
+                        )
+                    {
+                        legal &= line;
+                    }
+                }
+            }
+            count += legal.count_ones();
+        }
+        count
+    }
+
+    /// A slot (side `x` to move) whose count of moves the pass of `depth` took to zero: every
+    /// move reaches a win, the deepest in `depth` plies; with its exits, it is lost.
+    #[inline(never)]
+    fn lost_by_count(&self, slot: u64, x: usize, depth: u32) {
+        let p = self.place(slot).expect("a counted slot holds a position");
+        let mut attacks = [0 as Board64; N];
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
+        }
+        let Some(longest) = self.longest_with_exits(&p, &attacks, x, depth) else {
+            // An exit that does not lose made the slot unable to lose in the init pass, so
+            // this is not reached; were it, the forward check would decide the slot.
+            self.cells[x].set(slot, CANDIDATE);
+            self.mark_present(x, slot, CANDIDATE);
+            return;
+        };
+        let code = self.code_for(longest + 1);
+        self.cells[x].set(slot, code);
+        if code != UNKNOWN {
+            self.note(x, slot, code);
+            self.follow_ep(x, slot, code);
+            self.count_losses(x, code, 1);
+        }
     }
 
     /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
@@ -2495,7 +2717,7 @@ impl<const N: usize> Core<'_, N> {
     fn count_losses(&self, x: usize, code: u8, count: u64) {
         match self.codes.plies(code) {
             Some(plies) if plies % 2 == 0 && (plies as usize) < LOSS_DEPTHS && count > 0 => {
-                self.losses[x][plies as usize].fetch_add(count, Ordering::Relaxed);
+                self.losses.add(x, plies, count);
             }
             _ => {}
         }
@@ -2533,6 +2755,9 @@ impl<const N: usize> Core<'_, N> {
                 }
                 match self.codes.plies(code) {
                     Some(k) if k % 2 == 1 && k <= depth => longest = longest.max(k),
+                    _ if self.counting && self.codes.watch_keys > 0 => {
+                        return Err(WATCHING + self.codes.watch_keys - 1)
+                    }
                     _ => return Err(self.codes.watching(t)),
                 }
             }
@@ -2541,16 +2766,28 @@ impl<const N: usize> Core<'_, N> {
         // opponent or nowhere (an illegal position, code 0): an exit into a draw or a loss made
         // the slot unable to lose, or won, in the init pass, and such a slot is never a
         // candidate.
+        self.longest_with_exits(&p, &attacks, x, longest)
+            .ok_or(UNKNOWN)
+    }
+
+    /// The longer of `longest` and the longest win the opponent reaches by an exit of `p`
+    /// (side `x` to move, `attacks` its men's attacks); `None` if an exit reaches a draw or a
+    /// loss instead.
+    #[inline(always)]
+    fn longest_with_exits(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        x: usize,
+        mut longest: u32,
+    ) -> Option<u32> {
         let mut undecided = false;
-        self.for_each_exit(&p, &attacks, x, |value| match value {
+        self.for_each_exit(p, attacks, x, |value| match value {
             Value::Win(k) => longest = longest.max(k),
             Value::Illegal => {}
             _ => undecided = true,
         });
-        if undecided {
-            return Err(UNKNOWN);
-        }
-        Ok(longest)
+        (!undecided).then_some(longest)
     }
 
     /// The code of `child` (side `y` to move), reached by man `moved` of the other side going
