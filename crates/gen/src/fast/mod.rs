@@ -513,7 +513,7 @@ struct Core<'a, const N: usize> {
     /// Whether any man has an identical companion.
     grouped: bool,
     /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
-    /// no en-passant positions.
+    /// no en-passant positions. The odd passes then count moves ([`Core::uncounted`]).
     by_runs: bool,
     /// Whether the layout is split into slices by the pawns' squares
     /// ([`Layout::slice_groups`]): pawn pushes are then exits into slices solved before, and
@@ -534,9 +534,6 @@ struct Core<'a, const N: usize> {
     losses: LossCounts,
     /// The en-passant positions (material with pawns of both sides).
     ep: Option<EpCells>,
-    /// Whether the watch codes count moves instead ([`Core::count_moves`]): wherever the passes
-    /// go a run at a time.
-    counting: bool,
 }
 
 /// By side to move and depth in plies (below [`LOSS_DEPTHS`]), a count of slots: one set of
@@ -968,7 +965,6 @@ fn solve<const N: usize>(
                 floor: sizes.map(Cells::new),
             }
         }),
-        counting: N >= 3 && parts.ep_layout.is_none(),
     };
 
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
@@ -2534,8 +2530,8 @@ impl<const N: usize> Core<'_, N> {
     /// becomes a candidate.
     fn mark_candidates(&self, node: Node, x: usize, depth: u32) {
         let y = 1 - x;
-        if self.counting && self.codes.watch_keys > 0 {
-            return self.count_down_parents(node, x, depth);
+        if let Some(uncounted) = self.uncounted() {
+            return self.count_down_parents(node, x, depth, uncounted);
         }
         self.for_each_parent_of(node, x, |parent, to| {
             let old = self.cells[y].get(parent);
@@ -2546,10 +2542,18 @@ impl<const N: usize> Core<'_, N> {
         });
     }
 
-    /// [`Core::mark_candidates`] where the parents' side counts its moves.
-    fn count_down_parents(&self, node: Node, x: usize, depth: u32) {
+    /// When the watch codes count moves ([`Core::count_moves`]: wherever the passes go a run at
+    /// a time, until the watch codes are given up), the code of a slot with too many moves to
+    /// count; the counts lie below it.
+    #[inline(always)]
+    fn uncounted(&self) -> Option<u8> {
+        (self.by_runs && self.codes.watch_keys > 0).then(|| WATCHING + self.codes.watch_keys - 1)
+    }
+
+    /// [`Core::mark_candidates`] where the parents' side counts its moves, `uncounted` the code
+    /// of a slot with too many ([`Core::uncounted`]).
+    fn count_down_parents(&self, node: Node, x: usize, depth: u32, uncounted: u8) {
         let y = 1 - x;
-        let uncounted = WATCHING + self.codes.watch_keys - 1;
         self.for_each_parent_of(node, x, |parent, _| {
             let old = self.cells[y].get(parent);
             if old == uncounted {
@@ -2755,10 +2759,7 @@ impl<const N: usize> Core<'_, N> {
                 }
                 match self.codes.plies(code) {
                     Some(k) if k % 2 == 1 && k <= depth => longest = longest.max(k),
-                    _ if self.counting && self.codes.watch_keys > 0 => {
-                        return Err(WATCHING + self.codes.watch_keys - 1)
-                    }
-                    _ => return Err(self.codes.watching(t)),
+                    _ => return Err(self.uncounted().unwrap_or(self.codes.watching(t))),
                 }
             }
         }
