@@ -197,6 +197,41 @@ impl SlotHints {
     }
 }
 
+/// The slots a pass may have something to do with: those outside are passed over unread.
+pub trait SlotSet {
+    /// Whether `slot` may be in the set.
+    fn may_hold(&self, slot: u64) -> bool;
+    /// Which of the 64 slots from `first` on may be in the set, slot `first + s` in bit `s`.
+    fn may_hold_run(&self, first: u64) -> u64;
+}
+
+impl SlotSet for SlotHints {
+    #[inline(always)]
+    fn may_hold(&self, slot: u64) -> bool {
+        self.get(slot)
+    }
+
+    #[inline(always)]
+    fn may_hold_run(&self, first: u64) -> u64 {
+        self.run(first)
+    }
+}
+
+/// Every slot, for a pass without hints: nothing is tested.
+pub struct EverySlot;
+
+impl SlotSet for EverySlot {
+    #[inline(always)]
+    fn may_hold(&self, _: u64) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn may_hold_run(&self, _: u64) -> u64 {
+        u64::MAX
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -220,7 +220,7 @@ pub mod words;
 
 use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
-use cells::{Cells, SlotHints};
+use cells::{Cells, EverySlot, SlotHints, SlotSet};
 use ep::EpLayout;
 use layout::{Layout, RankField, MAX_MEN};
 use rayon::prelude::*;
@@ -2383,7 +2383,7 @@ impl<const N: usize> Core<'_, N> {
         &self,
         node: Node,
         x: usize,
-        hints: &SlotHints,
+        hints: &impl SlotSet,
         visit: impl FnMut(u64, Sq),
     ) {
         match node {
@@ -2409,7 +2409,7 @@ impl<const N: usize> Core<'_, N> {
         start: u64,
         mask: u64,
         x: usize,
-        hints: &SlotHints,
+        hints: &impl SlotSet,
         mut reach: impl FnMut(u64, Sq),
     ) {
         let last = N - 1;
@@ -2418,7 +2418,7 @@ impl<const N: usize> Core<'_, N> {
         let y = 1 - x;
         // Parents outside `hints` are passed over unread.
         let mut visit = |parent: u64, to: Sq| {
-            if hints.get(parent) {
+            if hints.may_hold(parent) {
                 reach(parent, to)
             }
         };
@@ -2461,14 +2461,16 @@ impl<const N: usize> Core<'_, N> {
                         .max()
                         .expect("the last man has a companion");
                     let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
-                    let live_above = live & above & hints.run(base);
+                    let live_above = live & above & hints.may_hold_run(base);
                     for_each_bit(live_above, |s| visit(base + u64::from(s), from));
                     for_each_bit(live & !above, |s| one_slot(i, t, s, &mut visit));
                     continue;
                 }
                 if !self.needs_fold(i, white_king_fixed) {
                     let (base, _) = self.moved_unfolded(start, &sq, i, t);
-                    for_each_bit(live & hints.run(base), |s| visit(base + u64::from(s), from));
+                    for_each_bit(live & hints.may_hold_run(base), |s| {
+                        visit(base + u64::from(s), from)
+                    });
                     continue;
                 }
                 if companions < last {
@@ -2522,8 +2524,27 @@ impl<const N: usize> Core<'_, N> {
     /// out of the hints.
     #[inline(always)]
     fn settle_run(&self, x: usize, start: u64, mask: u64) {
-        self.may_win[x].remove_run(start, mask);
-        self.may_lose[x].remove_run(start, mask);
+        if self.hinted {
+            self.may_win[x].remove_run(start, mask);
+            self.may_lose[x].remove_run(start, mask);
+        }
+    }
+
+    /// [`Core::for_each_parent_of`] with the parents outside `hints` passed over, where the
+    /// hints are kept; without them, every parent, with nothing tested.
+    #[inline(always)]
+    fn for_each_parent_in(
+        &self,
+        node: Node,
+        x: usize,
+        hints: &SlotHints,
+        visit: impl FnMut(u64, Sq),
+    ) {
+        if self.hinted {
+            self.for_each_parent_of(node, x, hints, visit)
+        } else {
+            self.for_each_parent_of(node, x, &EverySlot, visit)
+        }
     }
 
     /// Even depths: the parents of a loss in `plies − 1` (side `x` to move) are wins in `plies`.
@@ -2534,7 +2555,7 @@ impl<const N: usize> Core<'_, N> {
         }
         let y = 1 - x;
         let code = self.codes.decided(plies);
-        self.for_each_parent_of(node, x, &self.may_win[y], |parent, _| {
+        self.for_each_parent_in(node, x, &self.may_win[y], |parent, _| {
             let old = self.cells[y].get(parent);
             // Undecided, or decided later (a win by capture stored ahead of its depth).
             if old != NONE && (self.codes.plies(old).is_none() || old > code) {
@@ -2637,7 +2658,7 @@ impl<const N: usize> Core<'_, N> {
         if let Some(uncounted) = self.uncounted() {
             return self.count_down_parents(node, x, depth, uncounted);
         }
-        self.for_each_parent_of(node, x, &self.may_lose[y], |parent, to| {
+        self.for_each_parent_in(node, x, &self.may_lose[y], |parent, to| {
             let old = self.cells[y].get(parent);
             if old == UNKNOWN || old == self.codes.watching(to) {
                 self.cells[y].set(parent, CANDIDATE);
@@ -2658,7 +2679,7 @@ impl<const N: usize> Core<'_, N> {
     /// of a slot with too many ([`Core::uncounted`]).
     fn count_down_parents(&self, node: Node, x: usize, depth: u32, uncounted: u8) {
         let y = 1 - x;
-        self.for_each_parent_of(node, x, &self.may_lose[y], |parent, _| {
+        self.for_each_parent_in(node, x, &self.may_lose[y], |parent, _| {
             let old = self.cells[y].get(parent);
             if old == uncounted {
                 self.cells[y].set(parent, CANDIDATE);
