@@ -84,15 +84,16 @@
 //! and side, and a pass reads one, which the cache holds): the slots an even pass may still
 //! win (`Core::may_win`: legal and not lost; a win the init pass stored may yet give way to a
 //! quicker one) and those an odd pass may still find lost (`Core::may_lose`: undecided and
-//! able to lose). The init pass fills both as it writes the codes; a slot leaves both when its value is final — a win stored by an even pass, a loss
-//! stored by a count or a forward check, and every slot of a depth when the pass of that
-//! depth meets it. A parent outside the set is passed over unread, a whole parent run with
+//! able to lose). The init pass fills both as it writes the codes; a slot leaves both when
+//! its value is final — a win stored by an even pass, a loss stored by a count or a forward
+//! check, and every slot of a depth when the pass of that depth meets it. A parent outside the set is passed over unread, a whole parent run with
 //! one word. A hint never decides a slot: a set bit sends the pass to the byte as before,
 //! and bits are only ever cleared, so a clear lost to another thread's (plain stores) costs
 //! a read and nothing else. In KQvKBN the even passes' reads went from 1.47 G to 41 M (36 M
 //! of them store a win) and the odd passes' from 1.82 G to 841 M, every one a count made or
-//! taken down. A sliced table's parts are small enough for the cache as they are, and keep
-//! no hints.
+//! taken down. A sliced table's parts are small enough for the cache as they are, and a table
+//! with en-passant positions goes a slot at a time: neither keeps hints, and their passes
+//! test none (`cells::EverySlot`).
 //!
 //! Watching only skips checks that would fail: a slot watching `s` has a move to `s` whose
 //! position was not won within the depth of its last check, and it cannot be lost before that
@@ -969,7 +970,8 @@ fn solve<const N: usize>(
         Some(_) => WorkCodes::new(0, codes.rebase_span),
         None => codes,
     };
-    let hinted = N >= 3 && parts.ep_layout.is_none() && !sliced;
+    let by_runs = N >= 3 && parts.ep_layout.is_none();
+    let hinted = by_runs && !sliced;
     let hints = |size| match hinted {
         true => SlotHints::new(size),
         false => SlotHints::none(),
@@ -977,7 +979,7 @@ fn solve<const N: usize>(
     let mut core = Core::<N> {
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
-        by_runs: N >= 3 && parts.ep_layout.is_none(),
+        by_runs,
         sliced,
         codes,
         finished: codes,
