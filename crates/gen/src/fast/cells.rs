@@ -3,7 +3,7 @@
 //!
 //! Owns: [`Cells`] — reading and writing one slot's byte from any thread, storing whole words
 //! of eight slots, and finding every slot of a range that holds a given byte eight slots per
-//! load.
+//! load; and [`SlotHints`], a bit per slot telling a pass which slots it may pass over unread.
 //! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
 //! bytes of its word alone; two threads writing one byte at once write the same value (the
 //! passes of `super` are built so), except where they count: a count is taken down with an

@@ -26,8 +26,8 @@
 //! on disk ([`rebase`]: KPPvKP, 254 plies, rebases once). A table whose exits alone reach
 //! beyond a byte is left to the reference core. Threads write single bytes with plain stores,
 //! and take one from a count with an atomic subtraction ([`cells`]); a pass finds the slots of
-//! a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes (320 MiB) and nothing
-//! more per slot.
+//! a code eight at a time. KRBvKR on 8×8 takes 2 × 167,772,160 bytes (320 MiB), and two bits
+//! more per slot and side for its hints (80 MiB; see "Hints" below).
 //!
 //! # The iteration
 //!
