@@ -2561,10 +2561,7 @@ impl<const N: usize> Core<'_, N> {
             let old = self.cells[y].get(parent);
             // Undecided, or decided later (a win by capture stored ahead of its depth).
             if old != NONE && (self.codes.plies(old).is_none() || old > code) {
-                self.cells[y].set(parent, code);
-                self.settle(y, parent);
-                self.note(y, parent, code);
-                self.follow_ep(y, parent, code);
+                self.decide(y, parent, code);
             }
         });
     }
@@ -2611,10 +2608,7 @@ impl<const N: usize> Core<'_, N> {
                     self.too_deep.store(true, Ordering::Relaxed);
                     return;
                 }
-                self.cells[y].set(slot, win);
-                self.settle(y, slot);
-                self.note(y, slot, win);
-                self.follow_ep(y, slot, win);
+                self.decide(y, slot, win);
             }
             if !left {
                 open[chunk].store(false, Ordering::Relaxed);
@@ -2815,30 +2809,39 @@ impl<const N: usize> Core<'_, N> {
             self.mark_present(x, slot, CANDIDATE);
             return;
         };
-        let code = self.code_for(longest + 1);
-        self.cells[x].set(slot, code);
-        if code != UNKNOWN {
-            self.settle(x, slot);
-            self.note(x, slot, code);
-            self.follow_ep(x, slot, code);
+        if let Some(code) = self.store_loss(x, slot, longest) {
             self.count_losses(x, code, 1);
         }
+    }
+
+    /// Stores the loss of `slot` (side `x` to move) in one ply more than `longest`, and
+    /// returns its code; past the depths the codes hold, stores it undecided (`None`; the
+    /// pass is then found too deep).
+    fn store_loss(&self, x: usize, slot: u64, longest: u32) -> Option<u8> {
+        let code = self.code_for(longest + 1);
+        if code == UNKNOWN {
+            self.cells[x].set(slot, UNKNOWN);
+            return None;
+        }
+        self.decide(x, slot, code);
+        Some(code)
+    }
+
+    /// Stores `code`, a final value, in `slot` (side `x` to move): out of the hints, noted
+    /// in its chunk's code set, and followed by the slot's en-passant positions.
+    #[inline(always)]
+    fn decide(&self, x: usize, slot: u64, code: u8) {
+        self.cells[x].set(slot, code);
+        self.settle(x, slot);
+        self.note(x, slot, code);
+        self.follow_ep(x, slot, code);
     }
 
     /// Odd depths, second half: a candidate (side `x` to move) whose every move now reaches a
     /// win is lost (its code returned); any other is undecided again.
     fn find_loss(&self, slot: u64, x: usize, depth: u32) -> Option<u8> {
         match self.longest_forced_win(slot, x, depth) {
-            Ok(longest) => {
-                let code = self.code_for(longest + 1);
-                self.cells[x].set(slot, code);
-                if code != UNKNOWN {
-                    self.settle(x, slot);
-                    self.note(x, slot, code);
-                    self.follow_ep(x, slot, code);
-                }
-                (code != UNKNOWN).then_some(code)
-            }
+            Ok(longest) => self.store_loss(x, slot, longest),
             Err(watch) => {
                 self.cells[x].set(slot, watch);
                 None
