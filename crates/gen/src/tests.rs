@@ -390,6 +390,20 @@ fn fast_core_equals_reference_core_with_pawn_slices() {
 }
 
 #[test]
+fn fast_core_without_hints_equals_reference_core() {
+    // A table too large for hints (a six-man one) makes the same passes, reading every parent's
+    // byte: whole tables that go a run at a time and sliced ones, with identical men, checked
+    // as the hinted ones are.
+    let tuning = fast::Tuning {
+        no_hints: true,
+        ..fast::Tuning::default()
+    };
+    cores_agree_tuned((4, 4), &["KQvKR", "KRRvK", "KRPvKR"], tuning);
+    cores_agree_tuned((5, 4), &["KBNvK", "KQvKQ"], tuning);
+    cores_agree_tuned((4, 5), &["KBPvK", "KPPvKN"], tuning);
+}
+
+#[test]
 fn fast_core_counting_moves_equals_reference_core() {
     // The odd passes count moves wherever they go a run at a time: odd and square boards,
     // whose kings may share the diagonal (a king's move into a position of two slots counts
@@ -508,6 +522,7 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             watch_keys: Some(watch),
             rebase_span: None,
             whole: false,
+            no_hints: false,
         };
         let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
         assert_one_attempt(&phases, &format!("{watch} watch codes"));
@@ -561,6 +576,7 @@ fn rebased_depths_come_back_exact() {
                 watch_keys: watch,
                 rebase_span: Some(span),
                 whole: false,
+                no_hints: false,
             };
             cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
             cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);

@@ -79,21 +79,26 @@
 //! **Hints.** Most of a pass's time goes into reading the bytes of the parents its un-moves
 //! reach, all over the table (a five-man table's 168 MB a side stays in memory, not in the
 //! cache), and most of those reads find nothing to do: a parent already won, unable to lose,
-//! or no position. A table solved whole a run at a time therefore keeps, by side to move, two
-//! sets of one bit per slot ([`cells::SlotHints`]; for a five-man table on 8×8, 21 MB a set
-//! and side, and a pass reads one, which the cache holds): the slots an even pass may still
-//! win (`Core::may_win`: legal and not lost; a win the init pass stored may yet give way to a
-//! quicker one) and those an odd pass may still find lost (`Core::may_lose`: undecided and
-//! able to lose). The init pass fills both as it writes the codes; a slot leaves both when
-//! its value is final — a win stored by an even pass, a loss stored by a count or a forward
-//! check, and every slot of a depth when the pass of that depth meets it. A parent outside the set is passed over unread, a whole parent run with
-//! one word. A hint never decides a slot: a set bit sends the pass to the byte as before,
-//! and bits are only ever cleared, so a clear lost to another thread's (plain stores) costs
-//! a read and nothing else. In KQvKBN the even passes' reads went from 1.47 G to 41 M (36 M
-//! of them store a win) and the odd passes' from 1.82 G to 841 M, every one a count made or
-//! taken down. A sliced table's parts are small enough for the cache as they are, and a table
-//! with en-passant positions goes a slot at a time: neither keeps hints, and their passes
-//! test none (`cells::EverySlot`).
+//! or no position. A table whose passes go a run at a time therefore keeps, by side to move,
+//! two sets of one bit per slot ([`cells::SlotHints`]; for a five-man table on 8×8, 21 MB a
+//! set and side, and a pass reads one, which the cache holds): the slots an even pass may
+//! still win (`Core::may_win`: legal and not lost; a win the init pass stored may yet give way
+//! to a quicker one) and those an odd pass may still find lost (`Core::may_lose`: undecided
+//! and able to lose). The init pass fills both as it writes the codes; a slot leaves both
+//! when its value is final — a win stored by an even pass, a loss stored by a count or a
+//! forward check, and every slot of a depth when the pass of that depth meets it. A parent
+//! outside the set is passed over unread, a whole parent run with one word. A hint never
+//! decides a slot: a set bit sends the pass to the byte as before, and bits are only ever
+//! cleared, so a clear lost to another thread's (plain stores) costs a read and nothing else.
+//! In KQvKBN the even passes' reads went from 1.47 G to 41 M (36 M of them store a win) and
+//! the odd passes' from 1.82 G to 841 M, every one a count made or taken down. A sliced table
+//! keeps them too: a part of KRPvKR (two slices of 7.4 M slots) takes 14.8 MB a side, which
+//! the last-level cache holds but the core's own does not, and its bits 1.9 MB a set and
+//! side; its retrograde passes went from 30–33 s to 26 s. A table with en-passant positions
+//! goes a slot at a time and keeps no hints; nor does a table of more than
+//! [`MAX_HINTED_SLOTS`] slots a side (a six-man table on 8×8: its work table stays at one
+//! byte per slot and side, 2 × 7.7 GB rather than 2 × 9.6 GB), nor one built with
+//! [`Tuning::no_hints`]. The passes of such a table test none (`cells::EverySlot`).
 //!
 //! Watching only skips checks that would fail: a slot watching `s` has a move to `s` whose
 //! position was not won within the depth of its last check, and it cannot be lost before that
@@ -120,7 +125,12 @@
 //! have no moves and no un-moves; a push is an exit, looked up in the work table itself,
 //! whose parts solved before are final (an undecided slot there is a draw). Its value enters
 //! the init pass and the forward checks like a capture's: a push into a loss in `k` wins in
-//! `k + 1` at once, one into a win in any depth counts as a move that loses. The slots a
+//! `k + 1` at once, one into a win in any depth counts as a move that loses. Its slot moves
+//! with the last man's square alone, so the init pass finds a run's pushes once
+//! (`Core::run_pushes`), and a slot whose side to move is quiet but for its pushes (legal,
+//! not in check, no capture or promotion) takes its code from their values alone
+//! (`Core::push_code`) unless every push loses, without the men's attacks; in KRPvKR this
+//! took the set-up from 15.7–19.2 s to 13.6–16.6 s. The slots a
 //! part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
 //! and the slices of pawns on an end rank are never touched. Rebasing is declined here
 //! (a later part still reads the exact depths of earlier ones). The watch codes are given up
@@ -542,11 +552,11 @@ struct Core<'a, const N: usize> {
     /// By side to move, the slots an even pass may still win ([`SlotHints`]): legal and not
     /// lost (a win stored ahead of its depth may give way to a quicker one until its pass meets
     /// it). The passes that go a run at a time read a parent's byte only where its bit is set.
-    /// Kept for tables solved whole; a sliced table's parts stay in the cache as they are.
     may_win: [SlotHints; 2],
     /// By side to move, the slots an odd pass may still find lost: undecided, and able to lose.
     may_lose: [SlotHints; 2],
-    /// Whether the hints are kept; the init pass fills them.
+    /// Whether the hints are kept (the passes go a run at a time, and the table is not too
+    /// large: [`MAX_HINTED_SLOTS`]); the init pass fills them.
     hinted: bool,
     presence: [Vec<[AtomicU64; 4]>; 2],
     too_deep: AtomicBool,
@@ -765,7 +775,15 @@ pub struct Tuning {
     pub rebase_span: Option<u32>,
     /// Solve a table whole even where its pawns make slices (see the module docs).
     pub whole: bool,
+    /// Keep no hints, as a table of more than [`MAX_HINTED_SLOTS`] slots a side does (see
+    /// the module docs).
+    pub no_hints: bool,
 }
+
+/// The most slots a side that a table keeps hints for: two bits more per slot and side (a
+/// quarter more memory) for a five-man table on 8×8 (at most 1.8 × 10⁸ slots a side), but not
+/// for a six-man one (7.7 × 10⁹), whose work table is then one byte per slot and side.
+pub const MAX_HINTED_SLOTS: u64 = 1 << 31;
 
 /// Builds the values of `material` on `geo`'s board, with `subs` the tables of
 /// [`exit_targets`] in that order, first with `tuning`'s watch codes, then, if the depths of
@@ -840,6 +858,7 @@ fn build_in(
         }),
         exits,
         subs,
+        hints: !tuning.no_hints && size <= MAX_HINTED_SLOTS,
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
@@ -895,6 +914,8 @@ struct Parts<'a> {
     allowed: [Board64; MAX_MEN],
     exits: Exits,
     subs: &'a [Subtable],
+    /// Whether a table that goes a run at a time may keep hints ([`Tuning::no_hints`]).
+    hints: bool,
     mirror_rank: Vec<Sq>,
 }
 
@@ -971,7 +992,7 @@ fn solve<const N: usize>(
         None => codes,
     };
     let by_runs = N >= 3 && parts.ep_layout.is_none();
-    let hinted = by_runs && !sliced;
+    let hinted = by_runs && parts.hints;
     let hints = |size| match hinted {
         true => SlotHints::new(size),
         false => SlotHints::none(),
@@ -1396,6 +1417,18 @@ struct RunExits<'a, const N: usize> {
     skip: [Board64; N],
     /// By capturing man, every square (`u64::MAX`) if its capture of the last man is here.
     skip_last: [Board64; N],
+    /// In a sliced layout, the pushes of the run's pawns (none promoting): exits into a slice
+    /// solved before, whose slot is a base plus the last man's square ([`Core::push_code`]).
+    pushes: Vec<RunPush>,
+}
+
+/// A push of a pawn in a run of a sliced layout: a move when the last man is off `path` (the
+/// squares it passes and moves to), into the slot `base + s` (the other side to move) when the
+/// last man stands on `s`.
+struct RunPush {
+    side: usize,
+    path: Board64,
+    base: u64,
 }
 
 impl RunExit<'_> {
@@ -1755,6 +1788,7 @@ impl<const N: usize> Core<'_, N> {
     fn classify_range(&self, first: u64, end: u64, mut visit: impl FnMut(u64, [u8; 2])) {
         let last = N - 1;
         let mut exits = Vec::new();
+        let mut pushes = Vec::new();
         let squares = self.shared.layout.square_count();
         let mut slot = first;
         while slot < end {
@@ -1785,13 +1819,18 @@ impl<const N: usize> Core<'_, N> {
                 outer_attacks[i] = self.man_attacks(i, sq[i], outer_occ);
             }
             exits.clear();
+            pushes.clear();
             let mut run = RunExits {
                 exits: std::mem::take(&mut exits),
                 skip: [0; N],
                 skip_last: [0; N],
+                pushes: std::mem::take(&mut pushes),
             };
             self.run_exits(&sq, outer_by_side, outer_occ, &outer_attacks, &mut run);
-            let (quiet, illegal) =
+            if self.sliced {
+                self.run_pushes(run_start, &sq, outer_occ, &mut run.pushes);
+            }
+            let (quiet, illegal, quiet_but_pushes) =
                 self.known_squares(&sq, outer_by_side, outer_occ, &outer_attacks);
             let known = [quiet[0] | illegal[0], quiet[1] | illegal[1]];
             let last_side = self.side_of(last);
@@ -1809,12 +1848,20 @@ impl<const N: usize> Core<'_, N> {
                     visit(slot, [NONE, NONE]);
                     continue;
                 }
-                let known_code = |x: usize| match quiet[x] & bit != 0 {
-                    true => UNKNOWN,
-                    false => NONE,
+                // A side's code where it is known without the men's attacks: quiet, no
+                // position, or (sliced) quiet but for pushes whose values decide it.
+                let known_code = |x: usize| {
+                    if known[x] & bit != 0 {
+                        Some(if quiet[x] & bit != 0 { UNKNOWN } else { NONE })
+                    } else if quiet_but_pushes[x] & bit != 0 {
+                        self.push_code(&run.pushes, x, t)
+                    } else {
+                        None
+                    }
                 };
-                if known[0] & known[1] & bit != 0 {
-                    visit(slot, [known_code(0), known_code(1)]);
+                let known = [known_code(0), known_code(1)];
+                if let [Some(white), Some(black)] = known {
+                    visit(slot, [white, black]);
                     continue;
                 }
                 let occ = outer_occ | bit;
@@ -1833,10 +1880,10 @@ impl<const N: usize> Core<'_, N> {
                     occ,
                     by_side,
                 };
-                let known = [0, 1].map(|x| (known[x] & bit != 0).then(|| known_code(x)));
                 visit(slot, self.classify(&p, &attacks, &run, known));
             }
             exits = run.exits;
+            pushes = run.pushes;
             slot = run_end;
         }
     }
@@ -1857,11 +1904,11 @@ impl<const N: usize> Core<'_, N> {
         by_side: [Board64; 2],
         occ: Board64,
         attacks: &[Board64; N],
-    ) -> ([Board64; 2], [Board64; 2]) {
+    ) -> ([Board64; 2], [Board64; 2], [Board64; 2]) {
         let last = N - 1;
         let last_piece = self.shared.piece[last];
         if N < 3 {
-            return ([0, 0], [0, 0]);
+            return ([0, 0], [0, 0], [0, 0]);
         }
         let last_side = self.side_of(last);
         // The squares from which the last man attacks `target`: attacks are symmetric for
@@ -1879,6 +1926,9 @@ impl<const N: usize> Core<'_, N> {
             quiet[last_side] &= !self.shared.bits.promoting(last_side);
         }
         let mut illegal = [0, 0];
+        // By side, the squares where no push of a sliced layout (an exit, none promoting) is a
+        // move: those with the last man just ahead of every pawn that may push.
+        let mut no_push = [!0, !0];
         for (x, quiet_x) in quiet.iter_mut().enumerate() {
             let y = 1 - x;
             let other_king = sq[y];
@@ -1911,8 +1961,10 @@ impl<const N: usize> Core<'_, N> {
                     // A push that is an exit (a promotion, or any push between slices) is
                     // stopped only by the last man standing just ahead.
                     let pushes = self.shared.bits.pawn_pushes(x, sq[i], occ);
-                    if pushes != 0 && (self.sliced || pushes & self.shared.bits.last_rank(x) != 0) {
+                    if pushes & self.shared.bits.last_rank(x) != 0 {
                         *quiet_x &= self.shared.bits.pawn_step(x, sq[i]);
+                    } else if pushes != 0 && self.sliced {
+                        no_push[x] &= self.shared.bits.pawn_step(x, sq[i]);
                     }
                 }
             }
@@ -1926,7 +1978,70 @@ impl<const N: usize> Core<'_, N> {
                 *quiet_x &= !attackers_of(king);
             }
         }
-        (quiet, illegal)
+        let quiet_but_pushes = quiet;
+        let quiet = [0, 1].map(|x| quiet_but_pushes[x] & no_push[x]);
+        (quiet, illegal, quiet_but_pushes)
+    }
+
+    /// Adds to `pushes` the pushes of the pawns of a run starting at `run_start` (the men but
+    /// the last on `sq`, occupying `occ`) in a sliced layout, none promoting: a pawn is never
+    /// the last man there, so each push's slot moves with the last man's square alone.
+    fn run_pushes(&self, run_start: u64, sq: &[Sq; N], occ: Board64, pushes: &mut Vec<RunPush>) {
+        for x in 0..2 {
+            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+                if self.shared.piece[i] != Piece::Pawn {
+                    continue;
+                }
+                debug_assert!(i != N - 1, "a sliced layout's last man is no pawn");
+                let mut targets = self.shared.bits.pawn_pushes(x, sq[i], occ);
+                if targets & self.shared.bits.last_rank(x) != 0 {
+                    // Promotions, and pawns that may promote, are left to the full look-up.
+                    continue;
+                }
+                while targets != 0 {
+                    let t = targets.trailing_zeros() as Sq;
+                    targets &= targets - 1;
+                    pushes.push(RunPush {
+                        side: x,
+                        path: self.shared.bits.between(sq[i], t) | 1 << t,
+                        base: self.moved_unfolded(run_start, sq, i, t).0,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The init code, side `x` to move, of the slot whose last man stands on `last` in a run
+    /// whose pushes are `pushes`, where that side is quiet but for its pushes (legal, not in
+    /// check, no capture or promotion): as [`Core::classify_side`] finds it, or `None` where
+    /// that needs the slot's other moves (every push loses).
+    #[inline]
+    fn push_code(&self, pushes: &[RunPush], x: usize, last: Sq) -> Option<u8> {
+        let mut win: Option<u32> = None;
+        let mut escape = false;
+        let mut loss = false;
+        for push in pushes
+            .iter()
+            .filter(|p| p.side == x && p.path & (1 << last) == 0)
+        {
+            // Read as a stored entry: nothing is folded, as sliced tables never rebase.
+            let code = self
+                .finished
+                .stored(self.cells[1 - x].get(push.base + u64::from(last)));
+            match Value::from_code(u32::from(code)) {
+                Value::Loss(k) => win = Some(win.map_or(k + 1, |w| w.min(k + 1))),
+                Value::Draw => escape = true,
+                Value::Win(_) => loss = true,
+                // The pawn is pinned: no move.
+                Value::Illegal => {}
+            }
+        }
+        match (win, escape, loss) {
+            (Some(w), _, _) => Some(self.code_for(w)),
+            (None, true, _) => Some(CANNOT_LOSE),
+            (None, false, true) => None,
+            (None, false, false) => Some(UNKNOWN),
+        }
     }
 
     /// Fills `run` with the captures and promotions of a run (the men but the last on `sq`,
