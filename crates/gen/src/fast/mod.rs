@@ -1431,6 +1431,29 @@ struct RunPush {
     base: u64,
 }
 
+/// The exits of a slot (or its en-passant captures) as the init pass weighs them for the side
+/// to move: the quickest win they give, whether one draws, and the longest loss.
+#[derive(Clone, Copy, Default)]
+struct ExitTally {
+    win: Option<u32>,
+    draw: bool,
+    loss: Option<u32>,
+}
+
+impl ExitTally {
+    /// Counts an exit whose value, for the side to move after it, is `value`; an illegal one
+    /// (the moving side's king left in check) is no move.
+    #[inline(always)]
+    fn add(&mut self, value: Value) {
+        match value {
+            Value::Loss(k) => self.win = Some(self.win.map_or(k + 1, |w| w.min(k + 1))),
+            Value::Draw => self.draw = true,
+            Value::Win(k) => self.loss = Some(self.loss.map_or(k + 1, |l| l.max(k + 1))),
+            Value::Illegal => {}
+        }
+    }
+}
+
 impl RunExit<'_> {
     /// Whether the exit is a move when the last man stands on `last`, given the moving man's
     /// attacks there.
@@ -1674,10 +1697,17 @@ impl<const N: usize> Core<'_, N> {
             let t = pushes.trailing_zeros() as Sq;
             pushes &= pushes - 1;
             let (child, _) = self.moved_unfolded(p.slot, &p.sq, i, t);
-            // Read as a stored entry: nothing is folded, as sliced tables never rebase.
-            let code = self.finished.stored(self.cells[1 - x].get(child));
-            visit(Value::from_code(u32::from(code)));
+            visit(self.push_value(x, child));
         }
+    }
+
+    /// The value, for the side to move after it, of a push of side `x` into `child`, a slot of
+    /// a slice solved before (an undecided slot there is a draw).
+    #[inline(always)]
+    fn push_value(&self, x: usize, child: u64) -> Value {
+        // Read as a stored entry: nothing is folded, as sliced tables never rebase.
+        let code = self.finished.stored(self.cells[1 - x].get(child));
+        Value::from_code(u32::from(code))
     }
 
     /// The init pass over the chunks `part` (each used up to `chunk_end`): every slot's init
@@ -2017,30 +2047,18 @@ impl<const N: usize> Core<'_, N> {
     /// that needs the slot's other moves (every push loses).
     #[inline]
     fn push_code(&self, pushes: &[RunPush], x: usize, last: Sq) -> Option<u8> {
-        let mut win: Option<u32> = None;
-        let mut escape = false;
-        let mut loss = false;
+        let mut tally = ExitTally::default();
         for push in pushes
             .iter()
             .filter(|p| p.side == x && p.path & (1 << last) == 0)
         {
-            // Read as a stored entry: nothing is folded, as sliced tables never rebase.
-            let code = self
-                .finished
-                .stored(self.cells[1 - x].get(push.base + u64::from(last)));
-            match Value::from_code(u32::from(code)) {
-                Value::Loss(k) => win = Some(win.map_or(k + 1, |w| w.min(k + 1))),
-                Value::Draw => escape = true,
-                Value::Win(_) => loss = true,
-                // The pawn is pinned: no move.
-                Value::Illegal => {}
-            }
+            tally.add(self.push_value(x, push.base + u64::from(last)));
         }
-        match (win, escape, loss) {
-            (Some(w), _, _) => Some(self.code_for(w)),
-            (None, true, _) => Some(CANNOT_LOSE),
-            (None, false, true) => None,
-            (None, false, false) => Some(UNKNOWN),
+        match tally {
+            ExitTally { win: Some(w), .. } => Some(self.code_for(w)),
+            ExitTally { draw: true, .. } => Some(CANNOT_LOSE),
+            ExitTally { loss: Some(_), .. } => None,
+            _ => Some(UNKNOWN),
         }
     }
 
@@ -2263,21 +2281,12 @@ impl<const N: usize> Core<'_, N> {
         x: usize,
         in_check: bool,
     ) -> u8 {
-        let mut capture_win: Option<u32> = None;
-        let mut escape = false;
-        let mut capture_loss: Option<u32> = None;
-        let mut count = |value| match value {
-            Value::Loss(k) => capture_win = Some(capture_win.map_or(k + 1, |w| w.min(k + 1))),
-            Value::Draw => escape = true,
-            Value::Win(k) => capture_loss = Some(capture_loss.map_or(k + 1, |l| l.max(k + 1))),
-            // The moving side's king is left in check: no move.
-            Value::Illegal => {}
-        };
+        let mut tally = ExitTally::default();
         // The opponent's king is not attacked (the placement is legal with `x` to move).
         let last_sq = p.sq[N - 1];
         for exit in run.exits.iter().filter(|e| e.side == x) {
             if exit.holds(last_sq, attacks[exit.capturer]) {
-                count(Value::from_code(u32::from(
+                tally.add(Value::from_code(u32::from(
                     exit.code(usize::from(last_sq), &self.shared.mirror_rank),
                 )));
             }
@@ -2286,7 +2295,12 @@ impl<const N: usize> Core<'_, N> {
         for (skip, &all) in skip.iter_mut().zip(&run.skip_last) {
             *skip |= all & (1 << last_sq);
         }
-        self.for_each_exit_but(p, attacks, x, &skip, &mut count);
+        self.for_each_exit_but(p, attacks, x, &skip, |value| tally.add(value));
+        let ExitTally {
+            win: capture_win,
+            draw: escape,
+            loss: capture_loss,
+        } = tally;
         if let Some(w) = capture_win {
             return self.code_for(w);
         }
@@ -3258,9 +3272,7 @@ impl<const N: usize> Core<'_, N> {
         }
         let rule = self.shared.exits.captures[j].expect("pawns are captured");
         // The best capture for side `x`: its shortest win, else a draw, else its longest loss.
-        let mut win: Option<u32> = None;
-        let mut draw = false;
-        let mut loss: Option<u32> = None;
+        let mut tally = ExitTally::default();
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             if self.shared.piece[i] != Piece::Pawn
                 || self.shared.bits.pawn_attacks(x, p.sq[i]) & (1 << passed) == 0
@@ -3269,14 +3281,9 @@ impl<const N: usize> Core<'_, N> {
             }
             let mut after = p.sq;
             after[i] = passed;
-            match self.exit_value(&after, rule, x) {
-                Value::Loss(k) => win = Some(win.map_or(k + 1, |w| w.min(k + 1))),
-                Value::Draw => draw = true,
-                Value::Win(k) => loss = Some(loss.map_or(k + 1, |l| l.max(k + 1))),
-                Value::Illegal => {}
-            }
+            tally.add(self.exit_value(&after, rule, x));
         }
-        let (code, floor) = match (win, draw, loss) {
+        let (code, floor) = match (tally.win, tally.draw, tally.loss) {
             (Some(w), _, _) => (self.code_for(w), 0),
             (None, true, _) => (CANNOT_LOSE, 0),
             (None, false, Some(l)) => {
