@@ -14,6 +14,19 @@ use retro_rules::{Piece, Side};
 /// The most squares a board may have for these tables.
 pub const MAX_SQUARES: usize = 64;
 
+/// Whether each direction of `DIRECTIONS` runs towards higher square numbers (up a rank, or
+/// along one to a higher file).
+const INCREASING: [bool; 8] = {
+    let mut increasing = [false; 8];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRECTIONS[d];
+        increasing[d] = dr > 0 || (dr == 0 && df > 0);
+        d += 1;
+    }
+    increasing
+};
+
 /// A set of squares as a word: bit `s` is square `s`.
 pub type Board64 = u64;
 
@@ -22,10 +35,9 @@ pub type Board64 = u64;
 pub struct Bits {
     king: Vec<Board64>,
     knight: Vec<Board64>,
-    /// For every square, its ray in each of the eight directions of `DIRECTIONS`.
+    /// For every square, its ray in each of the eight directions of `DIRECTIONS`; always 64
+    /// entries, those past the board's last square empty (see [`Bits::slide`]).
     rays: Vec<[Board64; 8]>,
-    /// Whether a direction runs towards higher square numbers.
-    increasing: [bool; 8],
     /// The squares each piece attacks from a square on an empty board, by `piece_index` (the
     /// pawn's entry stays empty), to rule out slider look-ups cheaply.
     empty_board: [Vec<Board64>; 6],
@@ -80,8 +92,7 @@ impl Bits {
         let mut bits = Bits {
             king: Vec::with_capacity(count),
             knight: Vec::with_capacity(count),
-            rays: Vec::with_capacity(count),
-            increasing: DIRECTIONS.map(|(df, dr)| dr > 0 || (dr == 0 && df > 0)),
+            rays: vec![[0; 8]; MAX_SQUARES],
             empty_board: Default::default(),
             pawn_attacks: Default::default(),
             pawn_attackers: Default::default(),
@@ -138,9 +149,8 @@ impl Bits {
         for sq in 0..count as Sq {
             bits.king.push(word(geo.king_attacks(sq)));
             bits.knight.push(word(geo.knight_attacks(sq)));
-            bits.rays.push(std::array::from_fn(|d| {
-                geo.ray(sq, d).iter().fold(0, |w, &s| w | 1 << s)
-            }));
+            bits.rays[usize::from(sq)] =
+                std::array::from_fn(|d| geo.ray(sq, d).iter().fold(0, |w, &s| w | 1 << s));
             for d in 0..DIRECTIONS.len() {
                 let mut passed: Board64 = 0;
                 for &to in geo.ray(sq, d).iter() {
@@ -163,6 +173,15 @@ impl Bits {
         Some(bits)
     }
 
+    /// The squares a slider on `sq` attacks along the directions `dirs` when `occ` is
+    /// occupied: each ray up to and including its nearest man. The nearest man on a ray that
+    /// runs towards higher squares is its lowest; the squares beyond it are its own ray in that
+    /// direction, taken off. Without branches: a ray with no man takes its "nearest" from a
+    /// sentinel whose own ray that way is empty, so that the whole ray stays — square 63 on a
+    /// ray towards higher squares (on a board of 64 squares the last square of the last rank,
+    /// from which every such ray leaves the board; on a smaller one, an empty entry of `rays`),
+    /// square 0 on one towards lower squares (the first square of the first rank). A sentinel
+    /// that is also a man of the ray changes nothing, as its own ray is empty either way.
     #[inline(always)]
     fn slide(&self, sq: Sq, dirs: std::ops::Range<usize>, occ: Board64) -> Board64 {
         let rays = &self.rays[usize::from(sq)];
@@ -170,16 +189,12 @@ impl Bits {
         for d in dirs {
             let ray = rays[d];
             let blockers = ray & occ;
-            attacks |= if blockers == 0 {
-                ray
+            let nearest = if INCREASING[d] {
+                (blockers | 1 << 63).trailing_zeros()
             } else {
-                let nearest = if self.increasing[d] {
-                    blockers.trailing_zeros()
-                } else {
-                    63 - blockers.leading_zeros()
-                };
-                ray ^ self.rays[nearest as usize][d]
+                63 - (blockers | 1).leading_zeros()
             };
+            attacks |= ray ^ self.rays[nearest as usize][d];
         }
         attacks
     }
@@ -293,7 +308,7 @@ mod tests {
     /// (which `selfcheck` proves equal to the natural model).
     #[test]
     fn attacks_equal_the_engines_on_several_boards() {
-        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8), (8, 1)] {
+        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8), (8, 1), (16, 4), (4, 16)] {
             let geo = Geometry::new(Board::new(files, ranks).unwrap());
             let bits = Bits::new(&geo).unwrap();
             let mut seed = 0x9E37_79B9_7F4A_7C15u64;
