@@ -1872,7 +1872,8 @@ impl<const N: usize> Core<'_, N> {
                     continue;
                 }
                 sq[last] = t;
-                if !self.shared.layout.kings_folded(sq[0], sq[1])
+                // The kings' fold was tested once for the run, unless the last man is a king.
+                if (last < 2 && !self.shared.layout.kings_folded(sq[0], sq[1]))
                     || (self.grouped && !self.shared.layout.groups_sorted(&sq))
                 {
                     visit(slot, [NONE, NONE]);
