@@ -19,6 +19,20 @@ pub const DIRECTIONS: [(i8, i8); 8] = [
     (-1, -1),
 ];
 
+/// Whether each direction of [`DIRECTIONS`] runs towards higher square numbers (up a rank, or
+/// along one to a higher file): a slider's nearest blocker that way is the ray's lowest
+/// occupied square, the other way its highest.
+pub const INCREASING: [bool; 8] = {
+    let mut increasing = [false; 8];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = DIRECTIONS[d];
+        increasing[d] = dr > 0 || (dr == 0 && df > 0);
+        d += 1;
+    }
+    increasing
+};
+
 /// The directions a rook slides in (indices into [`DIRECTIONS`]).
 pub const ROOK_DIRECTIONS: std::ops::Range<usize> = 0..4;
 /// The directions a bishop slides in.
@@ -300,9 +314,7 @@ impl Geometry {
         for d in dirs {
             let ray = rays[d];
             let blockers = ray.and(occ);
-            let (df, dr) = DIRECTIONS[d];
-            let increasing = dr > 0 || (dr == 0 && df > 0);
-            let nearest = if increasing {
+            let nearest = if INCREASING[d] {
                 blockers.first()
             } else {
                 blockers.last()

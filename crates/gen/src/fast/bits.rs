@@ -6,26 +6,13 @@
 //! method.
 //! Must never: be used on a board of more than 64 squares (the constructor refuses one).
 
-use retro_engine::geometry::DIRECTIONS;
+use retro_engine::geometry::{DIRECTIONS, INCREASING};
 use retro_engine::material::piece_index;
 use retro_engine::{Geometry, Sq, SqSet};
 use retro_rules::{Piece, Side};
 
 /// The most squares a board may have for these tables.
 pub const MAX_SQUARES: usize = 64;
-
-/// Whether each direction of `DIRECTIONS` runs towards higher square numbers (up a rank, or
-/// along one to a higher file).
-const INCREASING: [bool; 8] = {
-    let mut increasing = [false; 8];
-    let mut d = 0;
-    while d < 8 {
-        let (df, dr) = DIRECTIONS[d];
-        increasing[d] = dr > 0 || (dr == 0 && df > 0);
-        d += 1;
-    }
-    increasing
-};
 
 /// A set of squares as a word: bit `s` is square `s`.
 pub type Board64 = u64;
