@@ -2,8 +2,9 @@
 //! time.
 //!
 //! Owns: [`Cells`] — reading and writing one slot's byte from any thread, storing whole words
-//! of eight slots, and finding every slot of a range that holds a given byte eight slots per
-//! load; and [`SlotHints`], a bit per slot telling a pass which slots it may pass over unread.
+//! of eight slots, finding every slot of a range that holds a given byte eight slots per load,
+//! and copying a range out a word at a time; and [`SlotHints`], a bit per slot telling a pass
+//! which slots it may pass over unread.
 //! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
 //! bytes of its word alone; two threads writing one byte at once write the same value (the
 //! passes of `super` are built so), except where they count: a count is taken down with an
@@ -102,15 +103,30 @@ impl Cells {
         }
     }
 
-    /// The bytes of `first..end`, in order, read a word at a time (while no thread writes).
-    pub fn bytes(&self, first: u64, end: u64) -> impl Iterator<Item = u8> + '_ {
+    /// Copies the bytes of slots `first .. first + out.len()` into `out`, a word at a time
+    /// (while no thread writes them).
+    pub fn copy_to(&self, first: u64, out: &mut [u8]) {
         let words = self.words.words();
-        (first / 8..end.div_ceil(8)).flat_map(move |k| {
-            let bytes = words[k as usize].load(Ordering::Relaxed).to_le_bytes();
-            let from = first.saturating_sub(8 * k).min(8) as usize;
-            let to = (end - 8 * k).min(8) as usize;
-            bytes.into_iter().take(to).skip(from)
-        })
+        // A word's bytes in memory order: slot `8k + b` is byte `b` of word `k`.
+        let word_bytes = |k: u64| words[k as usize].load(Ordering::Relaxed).to_ne_bytes();
+        // The slots before the first word boundary, then whole words, then the rest.
+        let skip = (first % 8) as usize;
+        let head = out.len().min(8 - skip);
+        let (head_out, rest) = out.split_at_mut(head);
+        if head > 0 {
+            head_out.copy_from_slice(&word_bytes(first / 8)[skip..skip + head]);
+        }
+        let mut k = (first + head as u64) / 8;
+        let mut whole = rest.chunks_exact_mut(8);
+        for eight in &mut whole {
+            eight.copy_from_slice(&word_bytes(k));
+            k += 1;
+        }
+        let tail = whole.into_remainder();
+        if !tail.is_empty() {
+            let len = tail.len();
+            tail.copy_from_slice(&word_bytes(k)[..len]);
+        }
     }
 }
 
@@ -271,8 +287,13 @@ mod tests {
             (7, 9),
             (999, 1000),
             (4, 4),
+            (1, 8),
+            (8, 17),
+            (0, 7),
+            (13, 1000),
         ] {
-            let bytes: Vec<u8> = cells.bytes(first, end).collect();
+            let mut bytes = vec![0; (end - first) as usize];
+            cells.copy_to(first, &mut bytes);
             assert_eq!(
                 bytes,
                 expected[first as usize..end as usize],

@@ -301,9 +301,10 @@ pub fn write_body(
             (
                 vec![0u8; inner as usize * width],
                 built.snapshots.resolver(built.codes),
+                vec![0u8; layout.square_count() as usize],
             )
         },
-        |(out, resolver), (x, pair)| {
+        |(out, resolver, run_cells), (x, pair)| {
             let side = Side::ALL[x];
             let cells = &built.cells[x];
             let first = pair as u64 * inner;
@@ -352,7 +353,9 @@ pub fn write_body(
                 // The slot of an index's squares holds it, and overlaps are slots of code 0.
                 for_each_run(groups, wk, bk, |run, squares, radix| {
                     let base = layout.slot(squares);
-                    let cells = cells.bytes(base, base + radix as u64);
+                    let run_cells = &mut run_cells[..radix];
+                    cells.copy_to(base, run_cells);
+                    let cells = run_cells.iter().copied();
                     let out = &mut out[run * width..][..radix * width];
                     if folds {
                         for (k, (entry, cell)) in out.chunks_exact_mut(width).zip(cells).enumerate()

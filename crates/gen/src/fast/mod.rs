@@ -3196,7 +3196,10 @@ impl<const N: usize> Core<'_, N> {
                 let end = (first + CHUNK).min(size);
                 let mut present = [0u64; 4];
                 let mut word = 0u64;
-                for (k, code) in cells.bytes(first, end).enumerate() {
+                let mut codes = [0u8; CHUNK as usize];
+                let codes = &mut codes[..(end - first) as usize];
+                cells.copy_to(first, codes);
+                for (k, &code) in codes.iter().enumerate() {
                     let code = map[usize::from(code)];
                     present[usize::from(code >> 6)] |= 1 << (code & 63);
                     word |= u64::from(code) << (k % 8 * 8);

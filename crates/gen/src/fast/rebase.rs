@@ -115,8 +115,8 @@ impl Snapshots {
             let mut first = 0;
             while first < len {
                 let end = (first + (1 << 20)).min(len);
-                buffer.clear();
-                buffer.extend(cells.bytes(first, end));
+                buffer.resize((end - first) as usize, 0);
+                cells.copy_to(first, &mut buffer);
                 (&snapshot.file).write_all(&buffer).map_err(io)?;
                 first = end;
             }
