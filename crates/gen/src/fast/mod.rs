@@ -43,11 +43,17 @@
 //!   consecutive: the other men's attacks are found once a run, and so is every capture or
 //!   promotion whose slot in the other table moves with the last man's square alone (neither
 //!   king moves with it, so that table's fold is fixed for the run: `Core::run_exits`).
-//!   Once a run, too, two sets of the last man's squares are found with a few bitboard
-//!   operations (`Core::known_squares`): where a side to move attacks the other king (the
-//!   slot is no position), and where it is *quiet* — not in check, attacking no man of the
-//!   other side, with no pawn that may promote or leave the slice — so that its slot is
-//!   undecided; a slot known for both sides is not looked at further.
+//!   With three men or more, the run's slots are then classified all at once
+//!   (`Core::classify_run`), as sets of the last man's squares found with a few bitboard
+//!   operations: where each king is attacked (by a man of the run unless the last man stands
+//!   between, or by the last man), hence which slots are no position with each side to move
+//!   and which are in check; and for each of the run's exits, the squares where it holds.
+//!   Each exit's value is then looked up only on those squares, and each slot's code follows
+//!   from the values found there, a quiet move being looked for only in check or where every
+//!   exit loses. The rest of a slot is never looked at; nor is a slot with no exit, not in
+//!   check. A slot where an exit outside the run's may hold (its table's fold moves with the
+//!   last man, or a capture promotes) is classified alone, its men's attacks found again.
+//!   In KRBvKR this took the set-up from 4.96–6.30 s to 3.08–3.37 s.
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
 //!   `d` (each chunk keeps a 256-bit set of the codes written into it, so a pass skips what it
 //!   need not read), one side to move at a time, so that the side scanned is never the side
@@ -127,11 +133,8 @@
 //! the init pass and the forward checks like a capture's: a push into a loss in `k` wins in
 //! `k + 1` at once, one into a win in any depth counts as a move that loses. Its slot moves
 //! with the last man's square alone, so the init pass finds a run's pushes once
-//! (`Core::run_pushes`), and a slot whose side to move is quiet but for its pushes (legal,
-//! not in check, no capture or promotion) takes its code from their values alone
-//! (`Core::push_code`) unless every push loses, without the men's attacks; in KRPvKR this
-//! took the set-up from 15.7–19.2 s to 13.6–16.6 s. The slots a
-//! part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
+//! (`Core::run_pushes`) and weighs each on the squares where the last man does not stop it,
+//! as it weighs the run's exits. The slots a part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
 //! and the slices of pawns on an end rank are never touched. Rebasing is declined here
 //! (a later part still reads the exact depths of earlier ones). The watch codes are given up
 //! a part at a time: each part starts with them, and the parts solved so far share one
@@ -544,6 +547,8 @@ struct Core<'a, const N: usize> {
     /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
     /// no en-passant positions. The odd passes then count moves ([`Core::uncounted`]).
     by_runs: bool,
+    /// The board's squares, as a set.
+    board: Board64,
     /// Whether the layout is split into slices by the pawns' squares
     /// ([`Layout::slice_groups`]): pawn pushes are then exits into slices solved before, and
     /// pawns have no moves or un-moves within the slice being solved.
@@ -1001,6 +1006,10 @@ fn solve<const N: usize>(
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
         by_runs,
+        board: match layout.square_count() {
+            64 => u64::MAX,
+            squares => (1 << squares) - 1,
+        },
         sliced,
         codes,
         finished: codes,
@@ -1376,6 +1385,7 @@ enum Node {
 }
 
 /// The men's squares and occupancy of one slot.
+#[derive(Clone, Copy)]
 struct Placed<const N: usize> {
     slot: u64,
     sq: [Sq; N],
@@ -1418,7 +1428,7 @@ struct RunExits<'a, const N: usize> {
     /// By capturing man, every square (`u64::MAX`) if its capture of the last man is here.
     skip_last: [Board64; N],
     /// In a sliced layout, the pushes of the run's pawns (none promoting): exits into a slice
-    /// solved before, whose slot is a base plus the last man's square ([`Core::push_code`]).
+    /// solved before, whose slot is a base plus the last man's square ([`Core::classify_run`]).
     pushes: Vec<RunPush>,
 }
 
@@ -1738,72 +1748,63 @@ impl<const N: usize> Core<'_, N> {
         part.par_iter().for_each(|&chunk| {
             let first = chunk as u64 * CHUNK;
             let end = chunk_end[chunk];
-            let mut present = [[0u64; 4]; 2];
-            let mut local_legal = [0; 2];
-            let mut local_deepest = 0;
-            // By side, how many slots of the chunk hold each code, the decided ones.
-            let mut decided = [[0u32; 256]; 2];
-            let first_decided = self.codes.decided(0);
-            // The chunk's words belong to this task alone: they are assembled here and stored whole.
-            let mut words = [[0u64; CHUNK as usize / 8]; 2];
-            // And so are the hints' words, by side: may win, may lose.
-            let mut hints = [[[0u64; CHUNK as usize / 64]; 2]; 2];
+            let len = (end - first) as usize;
+            // The chunk's bytes belong to this task alone: they are assembled here and stored
+            // whole, then read again for the chunk's counts, code sets and hints.
+            let mut bytes = [[NONE; CHUNK as usize]; 2];
             self.classify_range(first, end, |slot, codes| {
-                for (x, code) in codes.into_iter().enumerate() {
-                    if code != NONE {
-                        let at = (slot - first) as usize;
-                        if self.hinted {
-                            let bit = 1u64 << (at % 64);
-                            if may_win[usize::from(code)] {
-                                hints[x][0][at / 64] |= bit;
-                            }
-                            if may_lose[usize::from(code)] {
-                                hints[x][1][at / 64] |= bit;
-                            }
-                        }
-                        local_legal[x] += 1;
-                        if code >= first_decided {
-                            decided[x][usize::from(code)] += 1;
-                        }
-                        present[x][usize::from(code >> 6)] |= 1 << (code & 63);
-                        local_deepest = local_deepest.max(code);
-                        words[x][at / 8] |= u64::from(code) << (at % 8 * 8);
-                    }
-                }
+                let at = (slot - first) as usize;
+                bytes[0][at] = codes[0];
+                bytes[1][at] = codes[1];
             });
-            for (x, words) in words.iter().enumerate() {
-                for (k, &w) in words
-                    .iter()
-                    .enumerate()
-                    .take(((end - first) as usize).div_ceil(8))
-                {
-                    self.cells[x].set_word((first / 8) as usize + k, w);
+            let first_decided = usize::from(self.codes.decided(0));
+            let mut local_deepest = 0;
+            for (x, bytes) in bytes.iter().enumerate() {
+                let bytes = &bytes[..len];
+                for (k, word) in bytes.chunks(8).enumerate() {
+                    let mut le = [NONE; 8];
+                    le[..word.len()].copy_from_slice(word);
+                    self.cells[x].set_word((first / 8) as usize + k, u64::from_le_bytes(le));
                 }
-            }
-            if self.hinted {
-                for (x, [win, lose]) in hints.iter().enumerate() {
-                    for k in 0..((end - first) as usize).div_ceil(64) {
-                        self.may_win[x].set_word((first / 64) as usize + k, win[k]);
-                        self.may_lose[x].set_word((first / 64) as usize + k, lose[k]);
+                if self.hinted {
+                    // By side, the hints' words: may win, may lose.
+                    for (k, word) in bytes.chunks(64).enumerate() {
+                        let (mut win, mut lose) = (0u64, 0u64);
+                        for (b, &code) in word.iter().enumerate() {
+                            win |= u64::from(may_win[usize::from(code)]) << b;
+                            lose |= u64::from(may_lose[usize::from(code)]) << b;
+                        }
+                        self.may_win[x].set_word((first / 64) as usize + k, win);
+                        self.may_lose[x].set_word((first / 64) as usize + k, lose);
                     }
                 }
-            }
-            for (x, present) in present.into_iter().enumerate() {
+                // How many slots hold each code, counted four ways so that repeated codes do
+                // not wait on one another's counts.
+                let mut counts = [[0u32; 256]; 4];
+                for quad in bytes.chunks(4) {
+                    for (counts, &code) in counts.iter_mut().zip(quad) {
+                        counts[usize::from(code)] += 1;
+                    }
+                }
+                let mut present = [0u64; 4];
+                let mut legal_here = 0;
+                for code in 1..256 {
+                    let count: u32 = counts.iter().map(|counts| counts[code]).sum();
+                    if count > 0 {
+                        legal_here += u64::from(count);
+                        present[code >> 6] |= 1 << (code & 63);
+                        local_deepest = local_deepest.max(code);
+                        if code >= first_decided {
+                            self.count_losses(x, code as u8, u64::from(count));
+                        }
+                    }
+                }
                 for (w, bits) in self.presence[x][chunk].iter().zip(present) {
                     w.store(bits, Ordering::Relaxed);
                 }
+                legal[x].fetch_add(legal_here, Ordering::Relaxed);
             }
-            for (legal, local) in legal.iter().zip(local_legal) {
-                legal.fetch_add(local, Ordering::Relaxed);
-            }
-            for (x, decided) in decided.iter().enumerate() {
-                for (code, &count) in decided.iter().enumerate() {
-                    if count > 0 {
-                        self.count_losses(x, code as u8, u64::from(count));
-                    }
-                }
-            }
-            deepest.fetch_max(u32::from(local_deepest), Ordering::Relaxed);
+            deepest.fetch_max(local_deepest as u32, Ordering::Relaxed);
             if let Some(observer) = observer {
                 observer.progressed(2 * (end - first));
             }
@@ -1860,58 +1861,27 @@ impl<const N: usize> Core<'_, N> {
             if self.sliced {
                 self.run_pushes(run_start, &sq, outer_occ, &mut run.pushes);
             }
-            let (quiet, illegal, quiet_but_pushes) =
-                self.known_squares(&sq, outer_by_side, outer_occ, &outer_attacks);
-            let known = [quiet[0] | illegal[0], quiet[1] | illegal[1]];
-            let last_side = self.side_of(last);
+            // With three men or more, the run is classified all at once; with two, the last
+            // man is a king, and the kings' fold is looked at a slot at a time.
+            let run_codes = (N >= 3)
+                .then(|| self.classify_run(&sq, outer_by_side, outer_occ, &outer_attacks, &run));
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
-                let bit = 1u64 << t;
-                if (outer_occ | !self.shared.allowed[last]) & bit != 0 {
-                    visit(slot, [NONE, NONE]);
-                    continue;
-                }
                 sq[last] = t;
-                // The kings' fold was tested once for the run, unless the last man is a king.
-                if (last < 2 && !self.shared.layout.kings_folded(sq[0], sq[1]))
-                    || (self.grouped && !self.shared.layout.groups_sorted(&sq))
-                {
-                    visit(slot, [NONE, NONE]);
-                    continue;
-                }
-                // A side's code where it is known without the men's attacks: quiet, no
-                // position, or (sliced) quiet but for pushes whose values decide it.
-                let known_code = |x: usize| {
-                    if known[x] & bit != 0 {
-                        Some(if quiet[x] & bit != 0 { UNKNOWN } else { NONE })
-                    } else if quiet_but_pushes[x] & bit != 0 {
-                        self.push_code(&run.pushes, x, t)
-                    } else {
-                        None
+                let known = match &run_codes {
+                    Some(codes) => codes[usize::from(t)],
+                    None if outer_occ & 1 << t != 0
+                        || !self.shared.layout.kings_folded(sq[0], sq[1]) =>
+                    {
+                        [Some(NONE); 2]
                     }
+                    None => [None; 2],
                 };
-                let known = [known_code(0), known_code(1)];
-                if let [Some(white), Some(black)] = known {
-                    visit(slot, [white, black]);
-                    continue;
-                }
-                let occ = outer_occ | bit;
-                let mut by_side = outer_by_side;
-                by_side[last_side] |= bit;
-                let mut attacks = outer_attacks;
-                for i in 0..last {
-                    if outer_attacks[i] & bit != 0 && is_slider(self.shared.piece[i]) {
-                        attacks[i] = self.shared.bits.attacks(self.shared.piece[i], sq[i], occ);
-                    }
-                }
-                attacks[last] = self.man_attacks(last, t, occ);
-                let p = Placed {
-                    slot,
-                    sq,
-                    occ,
-                    by_side,
+                let codes = match known {
+                    [Some(white), Some(black)] => [white, black],
+                    _ => self.classify_slot(slot, &sq, outer_by_side, &outer_attacks, &run, known),
                 };
-                visit(slot, self.classify(&p, &attacks, &run, known));
+                visit(slot, codes);
             }
             exits = run.exits;
             pushes = run.pushes;
@@ -1919,99 +1889,195 @@ impl<const N: usize> Core<'_, N> {
         }
     }
 
-    /// Two sets, by side to move, of squares of the last man in a run whose other men stand on
-    /// `sq` (`by_side`, `occ` and `attacks` theirs), whose init codes are known without looking
-    /// at the slot. *Quiet* squares: the placement is legal with that side to move, that side
-    /// is not in check, and it has no exit (no man of it attacks a man of the other side, and
-    /// no pawn of it can promote or, in a sliced layout, push); its code is undecided.
-    /// *Illegal* squares: a man of that side attacks the other king; the code is `0`. The sets
-    /// may leave such squares out (those slots are classified one by one): a man of the run
-    /// attacking a man of the other side that the last man might shield empties the quiet
-    /// set, and a pawn as the last man leaves its side's squares from which it may promote
-    /// out of that side's quiet set.
-    fn known_squares(
+    /// The init codes of `slot` (its men on `sq`) with White and with Black to move, where a
+    /// side's code is not `known` already: the men's attacks are found, those of the run's
+    /// men (`by_side` and `attacks` theirs, without the last man) again only where the last man
+    /// may block them, and the slot is classified ([`Core::classify`]).
+    #[inline(always)]
+    fn classify_slot(
+        &self,
+        slot: u64,
+        sq: &[Sq; N],
+        outer_by_side: [Board64; 2],
+        outer_attacks: &[Board64; N],
+        run: &RunExits<'_, N>,
+        known: [Option<u8>; 2],
+    ) -> [u8; 2] {
+        let last = N - 1;
+        let bit = 1u64 << sq[last];
+        let occ = outer_by_side[0] | outer_by_side[1] | bit;
+        let mut by_side = outer_by_side;
+        by_side[self.side_of(last)] |= bit;
+        let mut attacks = *outer_attacks;
+        for i in 0..last {
+            if outer_attacks[i] & bit != 0 && is_slider(self.shared.piece[i]) {
+                attacks[i] = self.shared.bits.attacks(self.shared.piece[i], sq[i], occ);
+            }
+        }
+        attacks[last] = self.man_attacks(last, sq[last], occ);
+        let p = Placed {
+            slot,
+            sq: *sq,
+            occ,
+            by_side,
+        };
+        self.classify(&p, &attacks, run, known)
+    }
+
+    /// The init codes of a run of at least three men (its last man no king), by the last
+    /// man's square and side to move, found for all squares at once with bitboards: the run's
+    /// men but the last stand on `sq` (`by_side`, `occ` and `attacks` theirs), and `run` holds
+    /// its exits and pushes. A square the last man cannot stand on (occupied, off a pawn's
+    /// ranks, or identical men out of order) is no position with either side to move, nor is
+    /// one where the side to move attacks the other king. Of the others, every exit of the run
+    /// is weighed where it holds: a capture by a man of the run of another such man while the
+    /// last man does not stand between them, a capture by the last man where it attacks the
+    /// captured man's square, a capture of the last man where the capturing man attacks it, a
+    /// promotion or a push (sliced) while the last man stands on none of the squares it
+    /// passes; then the code follows as in [`Core::classify_side`]. `None` where an exit that
+    /// is not among the run's may hold: that slot is classified on its own
+    /// ([`Core::classify_slot`]).
+    fn classify_run(
         &self,
         sq: &[Sq; N],
         by_side: [Board64; 2],
         occ: Board64,
         attacks: &[Board64; N],
-    ) -> ([Board64; 2], [Board64; 2], [Board64; 2]) {
+        run: &RunExits<'_, N>,
+    ) -> [[Option<u8>; 2]; 64] {
         let last = N - 1;
         let last_piece = self.shared.piece[last];
-        if N < 3 {
-            return ([0, 0], [0, 0], [0, 0]);
-        }
         let last_side = self.side_of(last);
-        // The squares from which the last man attacks `target`: attacks are symmetric for
-        // every piece but the pawn (whose attackers are its attacks read backwards), and the
-        // last man blocks none of its own lines.
+        let bits = &self.shared.bits;
+        // The squares from which the last man attacks `target` (attacks of every piece but the
+        // pawn are symmetric, and the last man blocks none of its own lines).
         let attackers_of = |target: Sq| match last_piece {
-            Piece::Pawn => self.shared.bits.pawn_attackers(last_side, target),
-            piece => self.shared.bits.attacks(piece, target, occ),
+            Piece::Pawn => bits.pawn_attackers(last_side, target),
+            piece => bits.attacks(piece, target, occ),
         };
-        let mut quiet = [!occ, !occ];
-        if last_piece == Piece::Pawn {
-            // A pawn as the last man may promote by a push from a square whose step (or double
-            // step, on four ranks) lands on its last rank; its promoting captures are
-            // captures, left out below.
-            quiet[last_side] &= !self.shared.bits.promoting(last_side);
+        let mut empty = self.board & self.shared.allowed[last] & !occ;
+        if self.grouped {
+            let mut placed = *sq;
+            let mut rest = empty;
+            while rest != 0 {
+                let t = rest.trailing_zeros() as Sq;
+                rest &= rest - 1;
+                placed[last] = t;
+                if !self.shared.layout.groups_sorted(&placed) {
+                    empty &= !(1 << t);
+                }
+            }
         }
-        let mut illegal = [0, 0];
-        // By side, the squares where no push of a sliced layout (an exit, none promoting) is a
-        // move: those with the last man just ahead of every pawn that may push.
-        let mut no_push = [!0, !0];
-        for (x, quiet_x) in quiet.iter_mut().enumerate() {
-            let y = 1 - x;
-            let other_king = sq[y];
-            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+        // By side, the last man's squares where that side's king is attacked: by a man of the
+        // run unless the last man stands between them, or by the last man.
+        let mut attacked = [0 as Board64; 2];
+        for (s, attacked) in attacked.iter_mut().enumerate() {
+            let king = sq[s];
+            for &i in &self.shared.side_men[1 - s][..self.shared.side_len[1 - s]] {
                 if i == last {
-                    illegal[x] |= attackers_of(other_king) & !occ;
-                    // The last man takes no man, the king included, from its square.
-                    let mut targets = by_side[y];
+                    *attacked |= attackers_of(king);
+                } else if attacks[i] & (1 << king) != 0 {
+                    *attacked |= !bits.between(sq[i], king);
+                }
+            }
+        }
+        let mut codes = [[Some(NONE); 2]; 64];
+        for x in 0..2 {
+            let y = 1 - x;
+            let legal = empty & !attacked[y];
+            let mut tally = [ExitTally::default(); 64];
+            for exit in run.exits.iter().filter(|e| e.side == x) {
+                let holds = if exit.push {
+                    !exit.target
+                } else if exit.target == 0 {
+                    attacks[exit.capturer]
+                } else {
+                    let target = exit.target.trailing_zeros() as Sq;
+                    if exit.capturer == last {
+                        attackers_of(target)
+                    } else {
+                        !bits.between(sq[exit.capturer], target)
+                    }
+                };
+                let mut on = holds & legal;
+                while on != 0 {
+                    let t = on.trailing_zeros() as usize;
+                    on &= on - 1;
+                    let code = exit.code(t, &self.shared.mirror_rank);
+                    tally[t].add(Value::from_code(u32::from(code)));
+                }
+            }
+            for push in run.pushes.iter().filter(|p| p.side == x) {
+                let mut on = legal & !push.path;
+                while on != 0 {
+                    let t = on.trailing_zeros();
+                    on &= on - 1;
+                    tally[t as usize].add(self.push_value(x, push.base + u64::from(t)));
+                }
+            }
+            // Where an exit that is not among the run's exits and pushes may hold.
+            let mut elsewhere = 0 as Board64;
+            let others = by_side[y] & !(1 << sq[y]);
+            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+                let pawn = self.shared.piece[i] == Piece::Pawn;
+                if i == last {
+                    if pawn {
+                        // Its promotions by a push are not among the run's exits.
+                        elsewhere |= bits.promoting(x);
+                    }
+                    let mut targets = others & !run.skip[last];
                     while targets != 0 {
-                        let t = targets.trailing_zeros() as Sq;
+                        let target = targets.trailing_zeros() as Sq;
                         targets &= targets - 1;
-                        *quiet_x &= !attackers_of(t);
+                        elsewhere |= attackers_of(target);
                     }
                     continue;
                 }
-                // A man of the run that attacks a man of the other side may be blocked by the
-                // last man on some squares only: none is counted.
-                if attacks[i] & by_side[y] != 0 {
-                    *quiet_x = 0;
-                }
-                if attacks[i] & (1 << other_king) != 0 {
-                    // Unless the last man stands between them.
-                    illegal[x] |= !occ & !self.shared.bits.between(sq[i], other_king);
-                }
-                if last_side == y {
-                    // It takes the last man wherever it attacks.
-                    *quiet_x &= !attacks[i];
-                }
-                if self.shared.piece[i] == Piece::Pawn {
-                    // A push that is an exit (a promotion, or any push between slices) is
-                    // stopped only by the last man standing just ahead.
-                    let pushes = self.shared.bits.pawn_pushes(x, sq[i], occ);
-                    if pushes & self.shared.bits.last_rank(x) != 0 {
-                        *quiet_x &= self.shared.bits.pawn_step(x, sq[i]);
-                    } else if pushes != 0 && self.sliced {
-                        no_push[x] &= self.shared.bits.pawn_step(x, sq[i]);
+                if pawn {
+                    // A promotion not among the run's exits, or a pawn that may promote and
+                    // push without promoting (whose pushes the run leaves out).
+                    let pushes = bits.pawn_pushes(x, sq[i], occ);
+                    let promotions = pushes & bits.last_rank(x);
+                    if promotions & !run.skip[i] != 0 || (promotions != 0 && pushes != promotions) {
+                        elsewhere = !0;
                     }
                 }
+                if attacks[i] & others & !run.skip[i] != 0 {
+                    elsewhere = !0;
+                }
+                if last_side == y && run.skip_last[i] != u64::MAX {
+                    elsewhere |= attacks[i];
+                }
             }
-            // Not in check: no man of the run attacks its king, and the last man (the other
-            // side's) does not from its square.
-            let king = sq[x];
-            if (0..last).any(|j| self.side_of(j) == y && attacks[j] & (1 << king) != 0) {
-                *quiet_x = 0;
-            }
-            if last_side == y {
-                *quiet_x &= !attackers_of(king);
+            let mut rest = legal;
+            while rest != 0 {
+                let t = rest.trailing_zeros() as Sq;
+                rest &= rest - 1;
+                let bit = 1u64 << t;
+                codes[usize::from(t)][x] = if elsewhere & bit != 0 {
+                    None
+                } else {
+                    Some(self.code_of_tally(
+                        tally[usize::from(t)],
+                        attacked[x] & bit != 0,
+                        || {
+                            let mut placed = *sq;
+                            placed[last] = t;
+                            let mut by_side = by_side;
+                            by_side[last_side] |= bit;
+                            Placed {
+                                slot: 0,
+                                sq: placed,
+                                occ: occ | bit,
+                                by_side,
+                            }
+                        },
+                        x,
+                    ))
+                };
             }
         }
-        let quiet_but_pushes = quiet;
-        let quiet = [0, 1].map(|x| quiet_but_pushes[x] & no_push[x]);
-        (quiet, illegal, quiet_but_pushes)
+        codes
     }
 
     /// Adds to `pushes` the pushes of the pawns of a run starting at `run_start` (the men but
@@ -2039,27 +2105,6 @@ impl<const N: usize> Core<'_, N> {
                     });
                 }
             }
-        }
-    }
-
-    /// The init code, side `x` to move, of the slot whose last man stands on `last` in a run
-    /// whose pushes are `pushes`, where that side is quiet but for its pushes (legal, not in
-    /// check, no capture or promotion): as [`Core::classify_side`] finds it, or `None` where
-    /// that needs the slot's other moves (every push loses).
-    #[inline]
-    fn push_code(&self, pushes: &[RunPush], x: usize, last: Sq) -> Option<u8> {
-        let mut tally = ExitTally::default();
-        for push in pushes
-            .iter()
-            .filter(|p| p.side == x && p.path & (1 << last) == 0)
-        {
-            tally.add(self.push_value(x, push.base + u64::from(last)));
-        }
-        match tally {
-            ExitTally { win: Some(w), .. } => Some(self.code_for(w)),
-            ExitTally { draw: true, .. } => Some(CANNOT_LOSE),
-            ExitTally { loss: Some(_), .. } => None,
-            _ => Some(UNKNOWN),
         }
     }
 
@@ -2243,7 +2288,7 @@ impl<const N: usize> Core<'_, N> {
     /// attacks: they say which king is attacked (legality for one side to move, check for the
     /// other) and which captures there are.
     /// `known` has, by side to move, the code where it is known already
-    /// ([`Core::known_squares`]).
+    /// ([`Core::classify_run`]).
     #[inline(always)]
     fn classify(
         &self,
@@ -2297,6 +2342,19 @@ impl<const N: usize> Core<'_, N> {
             *skip |= all & (1 << last_sq);
         }
         self.for_each_exit_but(p, attacks, x, &skip, |value| tally.add(value));
+        self.code_of_tally(tally, in_check, || *p, x)
+    }
+
+    /// The init code, side `x` to move, of a legal slot whose exits weigh `tally`, in check
+    /// or not; `placed` gives its men, looked at only where a quiet move decides the code.
+    #[inline(always)]
+    fn code_of_tally(
+        &self,
+        tally: ExitTally,
+        in_check: bool,
+        placed: impl FnOnce() -> Placed<N>,
+        x: usize,
+    ) -> u8 {
         let ExitTally {
             win: capture_win,
             draw: escape,
@@ -2308,7 +2366,7 @@ impl<const N: usize> Core<'_, N> {
         if escape {
             return CANNOT_LOSE;
         }
-        if (in_check || capture_loss.is_some()) && !self.has_quiet_move(p, x) {
+        if (in_check || capture_loss.is_some()) && !self.has_quiet_move(&placed(), x) {
             return match capture_loss {
                 Some(l) => self.code_for(l),
                 None => self.codes.decided(0),
