@@ -50,8 +50,8 @@
 //!   and which are in check; and for each of the run's exits, the squares where it holds.
 //!   Each exit's value is then looked up only on those squares, and each slot's code follows
 //!   from the values found there, a quiet move being looked for only in check or where every
-//!   exit loses. The rest of a slot is never looked at; nor is a slot with no exit, not in
-//!   check. A slot where an exit outside the run's may hold (its table's fold moves with the
+//!   exit loses; a slot with no exit that is not in check is undecided from the sets alone.
+//!   A slot where an exit outside the run's may hold (its table's fold moves with the
 //!   last man, or a capture promotes) is classified alone, its men's attacks found again.
 //!   In KRBvKR this took the set-up from 4.96–6.30 s to 3.08–3.37 s.
 //! * **depth d**, a parallel pass over the chunks of 4,096 slots that hold the code of depth
@@ -134,8 +134,9 @@
 //! `k + 1` at once, one into a win in any depth counts as a move that loses. Its slot moves
 //! with the last man's square alone, so the init pass finds a run's pushes once
 //! (`Core::run_pushes`) and weighs each on the squares where the last man does not stop it,
-//! as it weighs the run's exits. The slots a part's passes read stay within it (some 34 MB for a five-man table on 8×8, both sides),
-//! and the slices of pawns on an end rank are never touched. Rebasing is declined here
+//! as it weighs the run's exits. The slots a part's passes read stay within it (some 34 MB
+//! for a five-man table on 8×8, both sides), and the slices of pawns on an end rank are never
+//! touched. Rebasing is declined here
 //! (a later part still reads the exact depths of earlier ones). The watch codes are given up
 //! a part at a time: each part starts with them, and the parts solved so far share one
 //! encoding, which pushes read (`Core::finished`). A part whose pushes lead into a part as
@@ -1863,8 +1864,16 @@ impl<const N: usize> Core<'_, N> {
             }
             // With three men or more, the run is classified all at once; with two, the last
             // man is a king, and the kings' fold is looked at a slot at a time.
-            let run_codes = (N >= 3)
-                .then(|| self.classify_run(&sq, outer_by_side, outer_occ, &outer_attacks, &run));
+            let run_codes = (N >= 3).then(|| {
+                self.classify_run(
+                    run_start,
+                    &sq,
+                    outer_by_side,
+                    outer_occ,
+                    &outer_attacks,
+                    &run,
+                )
+            });
             for slot in slot..run_end {
                 let t = (slot - run_start) as Sq;
                 sq[last] = t;
@@ -1925,9 +1934,9 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// The init codes of a run of at least three men (its last man no king), by the last
-    /// man's square and side to move, found for all squares at once with bitboards: the run's
-    /// men but the last stand on `sq` (`by_side`, `occ` and `attacks` theirs), and `run` holds
-    /// its exits and pushes. A square the last man cannot stand on (occupied, off a pawn's
+    /// man's square and side to move, found for all squares at once with bitboards: the run
+    /// starts at slot `run_start`, its men but the last stand on `sq` (`by_side`, `occ` and
+    /// `attacks` theirs), and `run` holds its exits and pushes. A square the last man cannot stand on (occupied, off a pawn's
     /// ranks, or identical men out of order) is no position with either side to move, nor is
     /// one where the side to move attacks the other king. Of the others, every exit of the run
     /// is weighed where it holds: a capture by a man of the run of another such man while the
@@ -1939,6 +1948,7 @@ impl<const N: usize> Core<'_, N> {
     /// ([`Core::classify_slot`]).
     fn classify_run(
         &self,
+        run_start: u64,
         sq: &[Sq; N],
         by_side: [Board64; 2],
         occ: Board64,
@@ -2066,7 +2076,7 @@ impl<const N: usize> Core<'_, N> {
                             let mut by_side = by_side;
                             by_side[last_side] |= bit;
                             Placed {
-                                slot: 0,
+                                slot: run_start + u64::from(t),
                                 sq: placed,
                                 occ: occ | bit,
                                 by_side,
