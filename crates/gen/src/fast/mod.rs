@@ -548,8 +548,6 @@ struct Core<'a, const N: usize> {
     /// Whether the passes take the slots of a code a run at a time ([`Node::Run`]): there are
     /// no en-passant positions. The odd passes then count moves ([`Core::uncounted`]).
     by_runs: bool,
-    /// The board's squares, as a set.
-    board: Board64,
     /// Whether the layout is split into slices by the pawns' squares
     /// ([`Layout::slice_groups`]): pawn pushes are then exits into slices solved before, and
     /// pawns have no moves or un-moves within the slice being solved.
@@ -859,7 +857,10 @@ fn build_in(
             if i < n && piece[i] == Piece::Pawn {
                 bits.pawn_squares()
             } else {
-                u64::MAX
+                match geo.square_count() {
+                    64 => u64::MAX,
+                    squares => (1 << squares) - 1,
+                }
             }
         }),
         exits,
@@ -916,7 +917,7 @@ struct Parts<'a> {
     side_men: [[usize; MAX_MEN]; 2],
     side_len: [usize; 2],
     side_of: [usize; MAX_MEN],
-    /// By man, the squares it may stand on (a pawn: off the end ranks).
+    /// By man, the squares of the board it may stand on (a pawn: off the end ranks).
     allowed: [Board64; MAX_MEN],
     exits: Exits,
     subs: &'a [Subtable],
@@ -1007,10 +1008,6 @@ fn solve<const N: usize>(
         refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
         grouped: (0..N).any(|i| layout.is_grouped(i)),
         by_runs,
-        board: match layout.square_count() {
-            64 => u64::MAX,
-            squares => (1 << squares) - 1,
-        },
         sliced,
         codes,
         finished: codes,
@@ -1965,7 +1962,7 @@ impl<const N: usize> Core<'_, N> {
             Piece::Pawn => bits.pawn_attackers(last_side, target),
             piece => bits.attacks(piece, target, occ),
         };
-        let mut empty = self.board & self.shared.allowed[last] & !occ;
+        let mut empty = self.shared.allowed[last] & !occ;
         if self.grouped {
             let mut placed = *sq;
             let mut rest = empty;
