@@ -403,14 +403,12 @@ fn fast_core_without_hints_equals_reference_core() {
     cores_agree_tuned((4, 5), &["KBPvK", "KPPvKN"], tuning);
 }
 
-#[test]
-fn fast_core_counting_moves_equals_reference_core() {
-    // The odd passes count moves wherever they go a run at a time: odd and square boards,
-    // whose kings may share the diagonal (a king's move into a position of two slots counts
-    // twice), pins and checks, identical men, pawns solved whole and slice by slice, and watch
-    // codes (the counts) given up partway. Counting a king's move into two slots once, a
-    // pinned man's moves off its line, or a sliding checker's line as no answer to it makes
-    // it fail.
+/// The fast core against the reference core, its odd passes counting moves or not
+/// ([`fast::Tuning::count_moves`]), in the cases their losses are found in: odd and square
+/// boards, whose kings may share the diagonal (a king's move into a position of two slots),
+/// pins and checks, identical men, pawns solved whole and slice by slice, and watch codes
+/// given up partway.
+fn run_cases_agree(count_moves: bool) {
     [
         (
             (4, 4),
@@ -431,10 +429,27 @@ fn fast_core_counting_moves_equals_reference_core() {
     .for_each(|(board, materials, watch_keys)| {
         let tuning = fast::Tuning {
             watch_keys,
+            count_moves,
             ..fast::Tuning::default()
         };
         cores_agree_tuned(board, materials, tuning);
     });
+}
+
+#[test]
+fn fast_core_counting_moves_equals_reference_core() {
+    // The odd passes count moves (as a table without hints does). Counting a king's move
+    // into two slots once, a pinned man's moves off its line, or a sliding checker's line as
+    // no answer to it makes it fail.
+    run_cases_agree(true);
+}
+
+#[test]
+fn fast_core_finding_losses_by_ways_out_equals_reference_core() {
+    // The odd passes find losses from the ways out of the runs their wins reach (the
+    // default where hints are kept and no pawn moves). Taking a stalemate for a loss, or
+    // missing the last man's own ways out, makes it fail.
+    run_cases_agree(false);
 }
 
 #[test]
@@ -523,6 +538,7 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             rebase_span: None,
             whole: false,
             no_hints: false,
+            count_moves: false,
         };
         let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
         assert_one_attempt(&phases, &format!("{watch} watch codes"));
@@ -577,6 +593,7 @@ fn rebased_depths_come_back_exact() {
                 rebase_span: Some(span),
                 whole: false,
                 no_hints: false,
+                count_moves: false,
             };
             cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
             cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);

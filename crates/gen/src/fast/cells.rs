@@ -3,8 +3,9 @@
 //!
 //! Owns: [`Cells`] — reading and writing one slot's byte from any thread, storing whole words
 //! of eight slots, finding every slot of a range that holds a given byte eight slots per load,
-//! and copying a range out a word at a time; and [`SlotHints`], a bit per slot telling a pass
-//! which slots it may pass over unread.
+//! and copying a range out a word at a time; [`SlotHints`], a bit per slot telling a pass
+//! which slots it may pass over unread; and [`RunMarks`], a bit per run marking the runs a
+//! pass has to look at.
 //! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
 //! bytes of its word alone; two threads writing one byte at once write the same value (the
 //! passes of `super` are built so), except where they count: a count is taken down with an
@@ -213,6 +214,56 @@ impl SlotHints {
     }
 }
 
+/// One bit per run of slots, set from any thread and taken a word at a time: the runs a pass
+/// has something to do with.
+pub struct RunMarks {
+    words: Vec<AtomicU64>,
+}
+
+impl RunMarks {
+    /// `runs` runs, none marked.
+    pub fn new(runs: u64) -> RunMarks {
+        RunMarks {
+            words: (0..runs.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Marks run `run`, whatever other threads do.
+    #[inline(always)]
+    pub fn mark(&self, run: u64) {
+        let word = &self.words[(run / 64) as usize];
+        let bit = 1 << (run % 64);
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    /// Calls `visit` with every marked run of `first..end`, in increasing order, each unmarked
+    /// first (so that two threads taking overlapping ranges visit each run once).
+    pub fn take(&self, first: u64, end: u64, mut visit: impl FnMut(u64)) {
+        let mut run = first;
+        while run < end {
+            let k = run / 64;
+            let high = end.min((k + 1) * 64);
+            let width = high - run;
+            let mask = if width == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << width) - 1) << (run % 64)
+            };
+            let word = &self.words[k as usize];
+            if word.load(Ordering::Relaxed) & mask != 0 {
+                let mut taken = word.fetch_and(!mask, Ordering::Relaxed) & mask;
+                while taken != 0 {
+                    visit(k * 64 + u64::from(taken.trailing_zeros()));
+                    taken &= taken - 1;
+                }
+            }
+            run = high;
+        }
+    }
+}
+
 /// The slots a pass may have something to do with: those outside are passed over unread.
 pub trait SlotSet {
     /// Whether `slot` may be in the set.
@@ -350,6 +401,33 @@ mod tests {
         none.remove_run(3, u64::MAX);
         assert!(none.get(5));
         assert_eq!(none.run(7), u64::MAX);
+    }
+
+    #[test]
+    fn run_marks_give_each_marked_run_once() {
+        let marks = RunMarks::new(300);
+        let marked: Vec<u64> = (0..300).filter(|r| r % 7 == 3 || r % 64 == 63).collect();
+        for &run in &marked {
+            marks.mark(run);
+            marks.mark(run);
+        }
+        // Ranges that start and end inside words and across them.
+        let mut taken = Vec::new();
+        for (first, end) in [
+            (0, 5),
+            (5, 64),
+            (64, 130),
+            (130, 131),
+            (131, 299),
+            (299, 300),
+        ] {
+            marks.take(first, end, |run| {
+                assert!((first..end).contains(&run), "{run} outside {first}..{end}");
+                taken.push(run);
+            });
+        }
+        assert_eq!(taken, marked);
+        marks.take(0, 300, |run| panic!("run {run} taken twice"));
     }
 
     #[test]

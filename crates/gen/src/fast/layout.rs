@@ -581,6 +581,16 @@ impl Layout {
         [first, &self.maps[usize::from(second)]]
     }
 
+    /// Whether [`Layout::fold`] leaves the squares of a placement with the kings on
+    /// `white_king` and `black_king` where they are (it may still sort identical men).
+    #[inline(always)]
+    pub fn folds_nothing(&self, white_king: Sq, black_king: Sq) -> bool {
+        self.fold[usize::from(white_king)] == 0
+            && self.king_fold
+                [usize::from(white_king) * self.squares as usize + usize::from(black_king)]
+                == 0
+    }
+
     /// Puts identical men in increasing order of square.
     #[inline(always)]
     pub fn sort_groups(&self, squares: &mut [Sq]) {
