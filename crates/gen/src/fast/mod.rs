@@ -77,8 +77,8 @@
 //!   `d` plies (the passes come in order of depth); its exits, which the init pass found to
 //!   be wins for the other side or nothing (else the slot could not lose, `2`), are looked up
 //!   once more, and the slot is lost in one ply more than the longest of all
-//!   (`Core::lost_by_count`). In KRBvKN, 218 M forward checks reading 1.41 G children become
-//!   one count per parent reached and one decrement per un-move. A slot with too many moves
+//!   (`Core::lost_with_every_move_won`). In KRBvKN, 218 M forward checks reading 1.41 G
+//!   children become one count per parent reached and one decrement per un-move. A slot with too many moves
 //!   to count becomes a candidate as above, and when the watch codes are given up the counts
 //!   become `1` (undecided): the candidates and their checks take over from there.
 //! * **ways out**, in place of the counts where the table keeps hints (below) and no pawn
@@ -583,7 +583,7 @@ struct Core<'a, const N: usize> {
     by_ways_out: bool,
     /// By side to move, where the odd passes find losses by ways out: the legal slots not
     /// met as wins by the passes so far, into which a move of the other side is a way out of
-    /// a loss.
+    /// a loss; the init pass fills it.
     not_won: [SlotHints; 2],
     /// By side to move, where the odd passes find losses by ways out: the runs (slot divided
     /// by the board's squares) an un-move from a win of the current pass reached in the
@@ -1129,9 +1129,6 @@ fn solve<const N: usize>(
             core.check()?;
             break legal;
         };
-        if core.by_ways_out {
-            core.open_not_won(part, chunk_end);
-        }
         // A forward check may store a loss as deep as the exits force, whatever its pass: when
         // that is deeper than the watch codes allow, they are given up now (or not taken up),
         // rather than found too deep in a later pass and the table built again.
@@ -1893,15 +1890,22 @@ impl<const N: usize> Core<'_, N> {
                     self.cells[x].set_word((first / 8) as usize + k, u64::from_le_bytes(le));
                 }
                 if self.hinted {
-                    // By side, the hints' words: may win, may lose.
+                    // By side, the hints' words: may win, may lose; and where losses are
+                    // found by ways out, the legal slots, none met as a win yet
+                    // ([`Core::not_won`]).
                     for (k, word) in bytes.chunks(64).enumerate() {
-                        let (mut win, mut lose) = (0u64, 0u64);
+                        let (mut win, mut lose, mut legal) = (0u64, 0u64, 0u64);
                         for (b, &code) in word.iter().enumerate() {
                             win |= u64::from(may_win[usize::from(code)]) << b;
                             lose |= u64::from(may_lose[usize::from(code)]) << b;
+                            legal |= u64::from(code != NONE) << b;
                         }
-                        self.may_win[x].set_word((first / 64) as usize + k, win);
-                        self.may_lose[x].set_word((first / 64) as usize + k, lose);
+                        let at = (first / 64) as usize + k;
+                        self.may_win[x].set_word(at, win);
+                        self.may_lose[x].set_word(at, lose);
+                        if self.by_ways_out {
+                            self.not_won[x].set_word(at, legal);
+                        }
                     }
                 }
                 // How many slots hold each code, counted four ways so that repeated codes do
@@ -2978,7 +2982,9 @@ impl<const N: usize> Core<'_, N> {
     /// win yet found), and when it does, its own pass makes the parent a candidate. When the
     /// watch codes count, a parent counts this move off instead (its moves counted when the
     /// first is found), and is lost when none is left; one with too many moves to count
-    /// becomes a candidate.
+    /// becomes a candidate. Where the table keeps hints and no pawn moves in it, the runs of
+    /// the parents are only marked here, and their ways out looked at after the pass
+    /// ([`Core::reach_runs`], [`Core::lose_without_ways_out`]).
     fn mark_candidates(&self, node: Node, x: usize, depth: u32) {
         let y = 1 - x;
         if self.by_ways_out {
@@ -3073,30 +3079,13 @@ impl<const N: usize> Core<'_, N> {
                         .place(slot)
                         .expect("a slot that may lose holds a position");
                     if self.has_quiet_move(&p, y) {
-                        self.lost_by_count(slot, y, depth);
+                        self.lost_with_every_move_won(slot, y, depth);
                     } else {
                         self.settle(y, slot);
                     }
                 });
             });
         });
-    }
-
-    /// Where the odd passes find losses by ways out: after a part's init pass, the legal
-    /// slots of its chunks, both sides to move, are ways out (none is met as a win yet).
-    fn open_not_won(&self, part: &[usize], chunk_end: &[u64]) {
-        for x in 0..2 {
-            part.par_iter().for_each(|&chunk| {
-                let (first, end) = (chunk as u64 * CHUNK, chunk_end[chunk]);
-                for k in first / 64..end.div_ceil(64) {
-                    let mut bits = 0;
-                    for slot in k * 64..((k + 1) * 64).min(end) {
-                        bits |= u64::from(self.cells[x].get(slot) != NONE) << (slot - k * 64);
-                    }
-                    self.not_won[x].set_word(k as usize, bits);
-                }
-            });
-        }
     }
 
     /// When the watch codes count moves ([`Core::count_moves`]: wherever the passes go a run at
@@ -3126,7 +3115,7 @@ impl<const N: usize> Core<'_, N> {
                     _ => uncounted,
                 };
                 match self.cells[y].replace(parent, UNKNOWN, new) {
-                    Ok(()) if left == 0 => self.lost_by_count(parent, y, depth),
+                    Ok(()) if left == 0 => self.lost_with_every_move_won(parent, y, depth),
                     Ok(()) if new == uncounted => {
                         self.cells[y].set(parent, CANDIDATE);
                         self.mark_present(y, parent, CANDIDATE);
@@ -3149,7 +3138,7 @@ impl<const N: usize> Core<'_, N> {
             let before = self.cells[x].count_down(slot);
             debug_assert!((WATCHING..uncounted).contains(&before));
             if before == WATCHING {
-                self.lost_by_count(slot, x, depth);
+                self.lost_with_every_move_won(slot, x, depth);
             }
         }
     }
@@ -3230,11 +3219,14 @@ impl<const N: usize> Core<'_, N> {
         count
     }
 
-    /// A slot (side `x` to move) whose count of moves the pass of `depth` took to zero: every
-    /// move reaches a win, the deepest in `depth` plies; with its exits, it is lost.
+    /// A slot (side `x` to move) every move of which the pass of `depth` found to reach a win,
+    /// the deepest in `depth` plies — its count of moves taken to zero, or no way out left
+    /// ([`Core::lose_without_ways_out`]); with its exits, it is lost.
     #[inline(never)]
-    fn lost_by_count(&self, slot: u64, x: usize, depth: u32) {
-        let p = self.place(slot).expect("a counted slot holds a position");
+    fn lost_with_every_move_won(&self, slot: u64, x: usize, depth: u32) {
+        let p = self
+            .place(slot)
+            .expect("a slot that may lose holds a position");
         let mut attacks = [0 as Board64; N];
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
