@@ -2,8 +2,9 @@
 //!
 //! Owns: [`Bits`] — each square's king and knight steps, its eight rays and each side's pawn
 //! captures, pushes and un-pushes as bitboards, built from `retro_engine::Geometry` (itself
-//! checked against the natural model by `selfcheck`), and slider attacks by the classical ray
-//! method.
+//! checked against the natural model by `selfcheck`), slider attacks by the classical ray
+//! method, and the attacks from a whole set of squares at once (a step at a time along each
+//! direction, by the constant difference of neighbours' numbers).
 //! Must never: be used on a board of more than 64 squares (the constructor refuses one).
 
 use retro_engine::geometry::{DIRECTIONS, INCREASING};
@@ -52,6 +53,10 @@ pub struct Bits {
     /// By square × square: the squares strictly between the two on the ray from one to the
     /// other (nothing when no ray joins them).
     between: Vec<Board64>,
+    /// By direction: the squares with a neighbour that way, and how far that neighbour's
+    /// number lies from theirs — the same for every square, the squares being numbered rank
+    /// by rank ([`Bits::step`]); `None` were it not.
+    steps: Option<[(Board64, i32); 8]>,
 }
 
 /// The square `one` if empty, and then also `two` if empty: a pawn's step and double step,
@@ -91,6 +96,7 @@ impl Bits {
             last_rank: [0; 2],
             promoting: [0; 2],
             pawn_squares: 0,
+            steps: None,
         };
         let bit = |sq: Option<Sq>| sq.map_or(0, |s| 1u64 << s);
         for (x, side) in [Side::White, Side::Black].into_iter().enumerate() {
@@ -157,7 +163,77 @@ impl Bits {
                 .map(|sq| bits.attacks(piece, sq, 0))
                 .collect();
         }
+        bits.steps = Self::steps_of(geo);
         Some(bits)
+    }
+
+    /// By direction, the squares of `geo` with a neighbour that way and the difference of
+    /// their numbers, if it is one for every square.
+    fn steps_of(geo: &Geometry) -> Option<[(Board64, i32); 8]> {
+        let mut steps = [(0, None); 8];
+        for sq in 0..geo.square_count() as Sq {
+            for (d, (from, offset)) in steps.iter_mut().enumerate() {
+                let Some(&next) = geo.ray(sq, d).first() else {
+                    continue;
+                };
+                let this = i32::from(next) - i32::from(sq);
+                if offset.is_some_and(|o| o != this) {
+                    return None;
+                }
+                *offset = Some(this);
+                *from |= 1 << sq;
+            }
+        }
+        Some(steps.map(|(from, offset)| (from, offset.unwrap_or(0))))
+    }
+
+    /// The squares one step in direction `d` from those of `set`, by the steps of
+    /// [`Bits::steps_of`].
+    #[inline(always)]
+    fn step(set: Board64, (from, offset): (Board64, i32)) -> Board64 {
+        let set = set & from;
+        if offset >= 0 {
+            set << offset
+        } else {
+            set >> -offset
+        }
+    }
+
+    /// The squares `piece` attacks from any square of `from` when `occ` is occupied: the
+    /// union of [`Bits::attacks`] over `from`. A slider's are found for the whole set at
+    /// once, a step at a time along each direction, each step going on from the squares it
+    /// reached that are empty — a ray up to and including its first man, as in
+    /// `Bits::slide`. Slider attacks are symmetric (a slider on `s` attacks an empty `t`
+    /// exactly when one on `t` attacks `s`), so this also gives the empty squares from which
+    /// `piece` attacks some square of an empty `from`.
+    #[inline]
+    pub fn attacks_from_set(&self, piece: Piece, from: Board64, occ: Board64) -> Board64 {
+        let dirs = match piece {
+            Piece::Rook => 0..4,
+            Piece::Bishop => 4..8,
+            Piece::Queen => 0..8,
+            _ => 0..0,
+        };
+        let (Some(steps), false) = (&self.steps, dirs.is_empty()) else {
+            let mut reached = 0;
+            let mut left = from;
+            while left != 0 {
+                let sq = left.trailing_zeros() as Sq;
+                left &= left - 1;
+                reached |= self.attacks(piece, sq, occ);
+            }
+            return reached;
+        };
+        let mut reached = 0;
+        for d in dirs {
+            let mut front = from;
+            while front != 0 {
+                let next = Self::step(front, steps[d]);
+                reached |= next;
+                front = next & !occ;
+            }
+        }
+        reached
     }
 
     /// The squares a slider on `sq` attacks along the directions `dirs` when `occ` is
@@ -290,6 +366,52 @@ impl Bits {
 mod tests {
     use super::*;
     use retro_rules::Board;
+
+    /// The attacks from a set of squares equal the union of each square's, for every piece,
+    /// random sets and occupancies, on several boards; and every board here has its steps.
+    #[test]
+    fn attacks_from_a_set_equal_the_union_of_each_squares() {
+        for (files, ranks) in [(8, 8), (5, 5), (7, 4), (3, 8), (8, 1), (16, 4), (4, 16)] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let bits = Bits::new(&geo).unwrap();
+            assert!(
+                bits.steps.is_some(),
+                "{files}x{ranks} numbers its squares rank by rank"
+            );
+            let count = geo.square_count();
+            let board = u64::MAX >> (64 - count);
+            let mut seed = 0x2545_F491_4F6C_DD1Du64;
+            let mut next = || {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed
+            };
+            for _ in 0..500 {
+                let occ = next() & next() & board;
+                let from = next() & next() & next() & board;
+                for piece in [
+                    Piece::King,
+                    Piece::Queen,
+                    Piece::Rook,
+                    Piece::Bishop,
+                    Piece::Knight,
+                ] {
+                    let mut union = 0;
+                    for sq in 0..count as Sq {
+                        if from >> sq & 1 == 1 {
+                            union |= bits.attacks(piece, sq, occ);
+                        }
+                    }
+                    assert_eq!(
+                        bits.attacks_from_set(piece, from, occ),
+                        union,
+                        "{piece:?} from {from:#x}, {occ:#x} occupied, {files}x{ranks}"
+                    );
+                }
+            }
+        }
+    }
 
     /// Every piece's attacks from every square, with random occupancies, equal the engine's
     /// (which `selfcheck` proves equal to the natural model).
