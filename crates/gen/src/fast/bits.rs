@@ -18,6 +18,15 @@ pub const MAX_SQUARES: usize = 64;
 /// A set of squares as a word: bit `s` is square `s`.
 pub type Board64 = u64;
 
+/// The pieces whose attacks [`Bits::attacks`] gives (every man but a pawn).
+const PIECES: [Piece; 5] = [
+    Piece::King,
+    Piece::Queen,
+    Piece::Rook,
+    Piece::Bishop,
+    Piece::Knight,
+];
+
 /// Attack tables of one board.
 #[derive(Debug, Clone)]
 pub struct Bits {
@@ -152,13 +161,7 @@ impl Bits {
                 }
             }
         }
-        for piece in [
-            Piece::King,
-            Piece::Queen,
-            Piece::Rook,
-            Piece::Bishop,
-            Piece::Knight,
-        ] {
+        for piece in PIECES {
             bits.empty_board[piece_index(piece)] = (0..count as Sq)
                 .map(|sq| bits.attacks(piece, sq, 0))
                 .collect();
@@ -390,13 +393,7 @@ mod tests {
             for _ in 0..500 {
                 let occ = next() & next() & board;
                 let from = next() & next() & next() & board;
-                for piece in [
-                    Piece::King,
-                    Piece::Queen,
-                    Piece::Rook,
-                    Piece::Bishop,
-                    Piece::Knight,
-                ] {
+                for piece in PIECES {
                     let mut union = 0;
                     for sq in 0..count as Sq {
                         if from >> sq & 1 == 1 {
