@@ -3059,8 +3059,8 @@ impl<const N: usize> Core<'_, N> {
             squares,
         };
         // The last man's own un-moves, where it is a piece alone of its kind of the parents'
-        // side, stay in this run: it is marked if a slot of it that may lose is one square
-        // the man attacks from a slot of `mask` (a piece's un-move is a move).
+        // side, stay in this run: it is marked if, from a square of `mask`, the man attacks
+        // a square where a slot of the run may lose (a piece's un-move is a move).
         let last = N - 1;
         let lone_piece = self.last_is_lone_piece_of(y);
         if lone_piece {
@@ -3069,8 +3069,8 @@ impl<const N: usize> Core<'_, N> {
             if open != 0 {
                 let sq: [Sq; N] = self.shared.layout.decode_array(start);
                 let outer = sq[..last].iter().fold(0 as Board64, |occ, &s| occ | 1 << s);
-                let reached =
-                    (self.shared.bits).attacks_from_set(self.shared.piece[last], mask, outer);
+                let bits = self.shared.bits;
+                let reached = bits.attacks_from_set(self.shared.piece[last], mask, outer);
                 if reached & open & !outer != 0 {
                     self.reached[y].mark(start / squares);
                 }
