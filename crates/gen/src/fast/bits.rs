@@ -190,8 +190,8 @@ impl Bits {
         Some(steps.map(|(from, offset)| (from, offset.unwrap_or(0))))
     }
 
-    /// The squares one step in direction `d` from those of `set`, by the steps of
-    /// [`Bits::steps_of`].
+    /// The squares one step from those of `set` in the direction whose squares with a
+    /// neighbour and difference of numbers are `(from, offset)` ([`Bits::steps_of`]).
     #[inline(always)]
     fn step(set: Board64, (from, offset): (Board64, i32)) -> Board64 {
         let set = set & from;
@@ -370,6 +370,15 @@ mod tests {
     use super::*;
     use retro_rules::Board;
 
+    /// The next word of a xorshift sequence from `seed`: random sets and occupancies, the same
+    /// on every run.
+    fn xorshift(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
     /// The attacks from a set of squares equal the union of each square's, for every piece,
     /// random sets and occupancies, on several boards; and every board here has its steps.
     #[test]
@@ -384,12 +393,7 @@ mod tests {
             let count = geo.square_count();
             let board = u64::MAX >> (64 - count);
             let mut seed = 0x2545_F491_4F6C_DD1Du64;
-            let mut next = || {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                seed
-            };
+            let mut next = || xorshift(&mut seed);
             for _ in 0..500 {
                 let occ = next() & next() & board;
                 let from = next() & next() & next() & board;
@@ -420,10 +424,7 @@ mod tests {
             let mut seed = 0x9E37_79B9_7F4A_7C15u64;
             let count = geo.square_count();
             for _ in 0..200 {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let occ_word = seed & (u64::MAX >> (64 - count));
+                let occ_word = xorshift(&mut seed) & (u64::MAX >> (64 - count));
                 let occ = (0..count as Sq).filter(|&s| occ_word >> s & 1 == 1).fold(
                     SqSet::EMPTY,
                     |mut set, s| {

@@ -78,9 +78,10 @@
 //!   be wins for the other side or nothing (else the slot could not lose, `2`), are looked up
 //!   once more, and the slot is lost in one ply more than the longest of all
 //!   (`Core::lost_with_every_move_won`). In KRBvKN, 218 M forward checks reading 1.41 G
-//!   children become one count per parent reached and one decrement per un-move. A slot with too many moves
-//!   to count becomes a candidate as above, and when the watch codes are given up the counts
-//!   become `1` (undecided): the candidates and their checks take over from there.
+//!   children become one count per parent reached and one decrement per un-move. A slot with
+//!   too many moves to count becomes a candidate as above, and when the watch codes are given
+//!   up the counts become `1` (undecided): the candidates and their checks take over from
+//!   there.
 //! * **ways out**, in place of the counts where the table keeps hints (below) and no pawn
 //!   moves in it (a pawnless table, or the slices of one): most counts went to slots that
 //!   were never lost (in KRBvKR, 40.8 M of the 45.1 M slots counted, and most of the 186 M
