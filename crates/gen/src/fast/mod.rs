@@ -2096,8 +2096,9 @@ impl<const N: usize> Core<'_, N> {
     /// The init codes of a run of at least three men (its last man no king), by the last
     /// man's square and side to move, found for all squares at once with bitboards: the run
     /// starts at slot `run_start`, its men but the last stand on `sq` (`by_side`, `occ` and
-    /// `attacks` theirs), and `run` holds its exits and pushes. A square the last man cannot stand on (occupied, off a pawn's
-    /// ranks, or identical men out of order) is no position with either side to move, nor is
+    /// `attacks` theirs), and `run` holds its exits and pushes. A square the last man cannot
+    /// stand on (occupied, off a pawn's ranks, or identical men out of order) is no position
+    /// with either side to move, nor is
     /// one where the side to move attacks the other king. Of the others, every exit of the run
     /// is weighed where it holds: a capture by a man of the run of another such man while the
     /// last man does not stand between them, a capture by the last man where it attacks the
