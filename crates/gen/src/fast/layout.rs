@@ -133,7 +133,8 @@ pub struct Layout {
     block_used: u64,
     files: u8,
     ranks: u8,
-    /// Runs of identical men: (first, count).
+    /// Runs of two or more identical men: (first, count). A man without a companion is in
+    /// none, so that the orders of the men ([`Layout::for_each_holder`]) pass over him.
     groups: Vec<(usize, usize)>,
     /// By man, the range `first..end` of the men identical to it ([`Layout::group_of`]).
     group_of: [(usize, usize); MAX_MEN],
@@ -252,6 +253,7 @@ impl Layout {
                 _ => groups.push((i, 1)),
             }
         }
+        groups.retain(|&(_, count)| count > 1);
         let mut group_of: [(usize, usize); MAX_MEN] = std::array::from_fn(|i| (i, i + 1));
         for &(first, count) in &groups {
             group_of[first..first + count].fill((first, first + count));
@@ -595,8 +597,10 @@ impl Layout {
     #[inline(always)]
     pub fn sort_groups(&self, squares: &mut [Sq]) {
         for &(first, count) in &self.groups {
-            if count > 1 {
-                squares[first..first + count].sort_unstable();
+            match count {
+                2 if squares[first] > squares[first + 1] => squares.swap(first, first + 1),
+                2 => {}
+                _ => squares[first..first + count].sort_unstable(),
             }
         }
     }

@@ -555,6 +555,91 @@ impl From<GenError> for Declined {
     }
 }
 
+/// The init pass's hint words from its codes, 64 slots at a time and eight bytes to an
+/// operation: by slot, whether it may win ([`Core::may_win`]: legal, and undecided or won),
+/// may lose ([`Core::may_lose`]: undecided and able to lose) and is legal, each a bit.
+#[derive(Clone, Copy)]
+struct HintWords {
+    /// The first decided code, below which every code but `CANDIDATE` is undecided.
+    first_decided: u8,
+    /// The low bit of a decided code whose depth is even (a loss).
+    loss_parity: u8,
+}
+
+impl HintWords {
+    fn new(codes: WorkCodes) -> HintWords {
+        let first_decided = codes.decided(codes.low);
+        debug_assert!(
+            first_decided <= 0x80,
+            "the bytes' compare keeps to seven bits"
+        );
+        HintWords {
+            first_decided,
+            loss_parity: ((u32::from(first_decided) + codes.low) & 1) as u8,
+        }
+    }
+
+    /// The words may win, may lose and legal of up to 64 codes, code `b` in bit `b` (bits
+    /// past the end clear).
+    #[inline]
+    fn of(self, codes: &[u8]) -> [u64; 3] {
+        let mut padded = [NONE; 64];
+        padded[..codes.len()].copy_from_slice(codes);
+        let mut words = [0u64; 3];
+        for (k, eight) in padded.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+            let legal = byte_nonzero(w);
+            let undecided = byte_below(w, self.first_decided) | byte_equal(w, CANDIDATE);
+            // A decided code's depth is odd (a win) where its low bit differs from a loss's.
+            let won = ((w ^ (u64::from(self.loss_parity) * BYTE_ONES)) & BYTE_ONES) << 7;
+            let win = legal & (undecided | won);
+            let lose = legal & undecided & !byte_equal(w, CANNOT_LOSE);
+            for (word, high) in words.iter_mut().zip([win, lose, legal]) {
+                *word |= u64::from(pack_high_bits(high)) << (8 * k);
+            }
+        }
+        words
+    }
+}
+
+const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
+const BYTE_LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const BYTE_HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` that is not zero (each byte's low seven bits plus 0x7F
+/// stay below 0x100, so no carry crosses a byte).
+#[inline(always)]
+fn byte_nonzero(w: u64) -> u64 {
+    (((w & BYTE_LOW_BITS) + BYTE_LOW_BITS) | w) & BYTE_HIGH_BITS
+}
+
+/// The high bit of each byte of `w` equal to `c`.
+#[inline(always)]
+fn byte_equal(w: u64, c: u8) -> u64 {
+    !byte_nonzero(w ^ (u64::from(c) * BYTE_ONES)) & BYTE_HIGH_BITS
+}
+
+/// The high bit of each byte of `w` below `bound`. Up to 0x80, a byte's low seven bits plus
+/// `0x80 − bound` reach the high bit exactly when they are at least `bound`, and a byte with
+/// its own high bit set is not below; above, a byte is not below when its high bit is set and
+/// its low seven bits plus `0x100 − bound` reach the high bit. No carry crosses a byte.
+#[inline(always)]
+fn byte_below(w: u64, bound: u8) -> u64 {
+    let low = w & BYTE_LOW_BITS;
+    let not_below = match bound {
+        0..=0x80 => (low + u64::from(0x80 - bound) * BYTE_ONES) | w,
+        _ => (low + u64::from(bound.wrapping_neg()) * BYTE_ONES) & w,
+    };
+    !not_below & BYTE_HIGH_BITS
+}
+
+/// The high bits of the eight bytes of `high` (nothing else set) as one byte, byte `k`'s in
+/// bit `k`: the multiplier's terms send bit `8k` to bit `56 + k`, and no two terms meet.
+#[inline(always)]
+fn pack_high_bits(high: u64) -> u8 {
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
 struct Core<'a, const N: usize> {
     /// What every instance shares: tables, men, capture rules.
     shared: &'a Parts<'a>,
@@ -1891,14 +1976,7 @@ impl<const N: usize> Core<'_, N> {
         let legal = [AtomicU64::new(0), AtomicU64::new(0)];
         // The hints' sets ([`Core::may_win`], [`Core::may_lose`]) by code: the losses are final
         // when stored; a win stored here may yet give way to a quicker one.
-        let codes = self.codes;
-        let may_win: [bool; 256] = std::array::from_fn(|c| {
-            c as u8 != NONE && codes.plies(c as u8).is_none_or(|k| k % 2 == 1)
-        });
-        let may_lose: [bool; 256] = std::array::from_fn(|c| {
-            let c = c as u8;
-            c != NONE && c != CANNOT_LOSE && codes.plies(c).is_none()
-        });
+        let hint_words = HintWords::new(self.codes);
         part.par_iter().for_each(|&chunk| {
             let first = chunk as u64 * CHUNK;
             let end = chunk_end[chunk];
@@ -1925,12 +2003,7 @@ impl<const N: usize> Core<'_, N> {
                     // found by ways out, the legal slots, none met as a win yet
                     // ([`Core::not_won`]).
                     for (k, word) in bytes.chunks(64).enumerate() {
-                        let (mut win, mut lose, mut legal) = (0u64, 0u64, 0u64);
-                        for (b, &code) in word.iter().enumerate() {
-                            win |= u64::from(may_win[usize::from(code)]) << b;
-                            lose |= u64::from(may_lose[usize::from(code)]) << b;
-                            legal |= u64::from(code != NONE) << b;
-                        }
+                        let [win, lose, legal] = hint_words.of(word);
                         let at = (first / 64) as usize + k;
                         self.may_win[x].set_word(at, win);
                         self.may_lose[x].set_word(at, lose);
@@ -3760,5 +3833,53 @@ impl<const N: usize> Core<'_, N> {
             word.fetch_or(bit, Ordering::Relaxed);
         }
         new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hint words, eight bytes to an operation, equal the sets' definitions by code, for
+    /// every code in every place of a word, with and without watch codes and after rebases
+    /// of both parities.
+    #[test]
+    fn hint_words_follow_the_codes() {
+        for (watch_keys, low) in [
+            (0, 0),
+            (16, 0),
+            (64, 0),
+            (64, 5),
+            (0, 6),
+            (25, 7),
+            (125, 0),
+            (126, 3),
+            (248, 0),
+            (252, 1),
+        ] {
+            let codes = WorkCodes {
+                watch_keys,
+                low,
+                rebase_span: None,
+            };
+            let may_win = |c: u8| c != NONE && codes.plies(c).is_none_or(|k| k % 2 == 1);
+            let may_lose = |c: u8| c != NONE && c != CANNOT_LOSE && codes.plies(c).is_none();
+            let hint_words = HintWords::new(codes);
+            for shift in 0..256usize {
+                for len in [64, 63, 9, 1] {
+                    let bytes: Vec<u8> = (0..len).map(|b| ((shift + 5 * b) % 256) as u8).collect();
+                    let [win, lose, legal] = hint_words.of(&bytes);
+                    for b in 0..64 {
+                        let code = bytes.get(b).copied();
+                        let bit = |word: u64| word >> b & 1 == 1;
+                        let at =
+                            format!("code {code:?} at {b}, {watch_keys} watch keys, low {low}");
+                        assert_eq!(bit(win), code.is_some_and(may_win), "may win: {at}");
+                        assert_eq!(bit(lose), code.is_some_and(may_lose), "may lose: {at}");
+                        assert_eq!(bit(legal), code.is_some_and(|c| c != NONE), "legal: {at}");
+                    }
+                }
+            }
+        }
     }
 }
