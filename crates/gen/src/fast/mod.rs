@@ -560,7 +560,7 @@ impl From<GenError> for Declined {
 /// may lose ([`Core::may_lose`]: undecided and able to lose) and is legal, each a bit.
 #[derive(Clone, Copy)]
 struct HintWords {
-    /// The first decided code, below which every code but `CANDIDATE` is undecided.
+    /// The first decided code: the codes below it are undecided, and so is `CANDIDATE` above.
     first_decided: u8,
     /// The low bit of a decided code whose depth is even (a loss).
     loss_parity: u8,
@@ -569,10 +569,6 @@ struct HintWords {
 impl HintWords {
     fn new(codes: WorkCodes) -> HintWords {
         let first_decided = codes.decided(codes.low);
-        debug_assert!(
-            first_decided <= 0x80,
-            "the bytes' compare keeps to seven bits"
-        );
         HintWords {
             first_decided,
             loss_parity: ((u32::from(first_decided) + codes.low) & 1) as u8,
