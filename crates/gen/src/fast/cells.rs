@@ -3,23 +3,60 @@
 //!
 //! Owns: [`Cells`] — reading and writing one slot's byte from any thread, storing whole words
 //! of eight slots, finding every slot of a range that holds a given byte eight slots per load,
-//! and copying a range out a word at a time; [`SlotHints`], a bit per slot telling a pass
-//! which slots it may pass over unread; and [`RunMarks`], a bit per run marking the runs a
-//! pass has to look at.
+//! and copying a range out a word at a time; the compares of a word's eight bytes at once that
+//! such a scan and the init pass's hint words use ([`byte_equal`], [`byte_below`]);
+//! [`SlotHints`], a bit per slot telling a pass which slots it may pass over unread; and
+//! [`RunMarks`], a bit per run marking the runs a pass has to look at.
 //! Must never: lose a write. A slot is written with a plain byte store, which leaves the other
 //! bytes of its word alone; two threads writing one byte at once write the same value (the
 //! passes of `super` are built so), except where they count: a count is taken down with an
 //! atomic subtraction ([`Cells::count_down`]) and first stored with a compare-and-swap
-//! ([`Cells::replace`]), so that neither is lost to another thread's. Whole words are read ([`Cells::for_each_equal`]) or
-//! written ([`Cells::set_word`]) only where no other thread writes a byte of them: a pass scans
-//! one side's table while writing the other's, and a thread scanning a chunk of its own side
-//! is the only one writing that chunk.
+//! ([`Cells::replace`]), so that neither is lost to another thread's. Whole words are read
+//! ([`Cells::for_each_equal`]) or written ([`Cells::set_word`]) only where no other thread
+//! writes a byte of them: a pass scans one side's table while writing the other's, and a
+//! thread scanning a chunk of its own side is the only one writing that chunk.
 
 use super::words::Words;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// One in every byte: a byte times this fills all eight bytes of a word with it.
+pub const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
+const BYTE_LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const BYTE_HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `w` that is not zero (each byte's low seven bits plus 0x7F
+/// stay below 0x100, so no carry crosses a byte).
+#[inline(always)]
+pub fn byte_nonzero(w: u64) -> u64 {
+    (((w & BYTE_LOW_BITS) + BYTE_LOW_BITS) | w) & BYTE_HIGH_BITS
+}
+
+/// The high bit of each byte of `w` equal to `c`.
+#[inline(always)]
+pub fn byte_equal(w: u64, c: u8) -> u64 {
+    !byte_nonzero(w ^ (u64::from(c) * BYTE_ONES)) & BYTE_HIGH_BITS
+}
+
+/// The high bit of each byte of `w` below `bound`. Up to 0x80, a byte's low seven bits plus
+/// `0x80 − bound` reach the high bit exactly when they are at least `bound`, and a byte with
+/// its own high bit set is not below; above, a byte is not below when its high bit is set and
+/// its low seven bits plus `0x100 − bound` reach the high bit. No carry crosses a byte.
+#[inline(always)]
+pub fn byte_below(w: u64, bound: u8) -> u64 {
+    let low = w & BYTE_LOW_BITS;
+    let not_below = match bound {
+        0..=0x80 => (low + u64::from(0x80 - bound) * BYTE_ONES) | w,
+        _ => (low + u64::from(bound.wrapping_neg()) * BYTE_ONES) & w,
+    };
+    !not_below & BYTE_HIGH_BITS
+}
+
+/// The high bits of the eight bytes of `high` (nothing else set) as one byte, byte `k`'s in
+/// bit `k`: the multiplier's terms send bit `8k` to bit `56 + k`, and no two terms meet.
+#[inline(always)]
+pub fn pack_high_bits(high: u64) -> u8 {
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
 
 /// One byte per slot, shared between threads.
 pub struct Cells {
@@ -85,18 +122,14 @@ impl Cells {
     #[inline]
     pub fn for_each_equal(&self, first: u64, end: u64, code: u8, mut visit: impl FnMut(u64)) {
         debug_assert_eq!(first % 8, 0);
-        let pattern = u64::from(code) * 0x0101_0101_0101_0101;
         for k in (first / 8)..end.div_ceil(8) {
-            let x = self.words.words()[k as usize]
+            let word = self.words.words()[k as usize]
                 .load(Ordering::Relaxed)
-                .to_le()
-                ^ pattern;
-            // The high bit of each byte of `x` that is zero; exact, with no carries between
-            // bytes, as each byte's low seven bits plus 0x7F stay below 0x100.
-            let mut zero = !(((x & LOW_BITS) + LOW_BITS) | x) & HIGH_BITS;
-            while zero != 0 {
-                let slot = k * 8 + u64::from(zero.trailing_zeros() / 8);
-                zero &= zero - 1;
+                .to_le();
+            let mut equal = byte_equal(word, code);
+            while equal != 0 {
+                let slot = k * 8 + u64::from(equal.trailing_zeros() / 8);
+                equal &= equal - 1;
                 if slot < end {
                     visit(slot);
                 }

@@ -256,7 +256,10 @@ pub mod words;
 
 use crate::{GenError, Observer, Phase};
 use bits::{Bits, Board64};
-use cells::{Cells, EverySlot, RunMarks, SlotHints, SlotSet};
+use cells::{
+    byte_below, byte_equal, byte_nonzero, pack_high_bits, Cells, EverySlot, RunMarks, SlotHints,
+    SlotSet, BYTE_ONES,
+};
 use ep::EpLayout;
 use layout::{Layout, RankField, MAX_MEN};
 use rayon::prelude::*;
@@ -596,44 +599,6 @@ impl HintWords {
         }
         words
     }
-}
-
-const BYTE_ONES: u64 = 0x0101_0101_0101_0101;
-const BYTE_LOW_BITS: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-const BYTE_HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each byte of `w` that is not zero (each byte's low seven bits plus 0x7F
-/// stay below 0x100, so no carry crosses a byte).
-#[inline(always)]
-fn byte_nonzero(w: u64) -> u64 {
-    (((w & BYTE_LOW_BITS) + BYTE_LOW_BITS) | w) & BYTE_HIGH_BITS
-}
-
-/// The high bit of each byte of `w` equal to `c`.
-#[inline(always)]
-fn byte_equal(w: u64, c: u8) -> u64 {
-    !byte_nonzero(w ^ (u64::from(c) * BYTE_ONES)) & BYTE_HIGH_BITS
-}
-
-/// The high bit of each byte of `w` below `bound`. Up to 0x80, a byte's low seven bits plus
-/// `0x80 − bound` reach the high bit exactly when they are at least `bound`, and a byte with
-/// its own high bit set is not below; above, a byte is not below when its high bit is set and
-/// its low seven bits plus `0x100 − bound` reach the high bit. No carry crosses a byte.
-#[inline(always)]
-fn byte_below(w: u64, bound: u8) -> u64 {
-    let low = w & BYTE_LOW_BITS;
-    let not_below = match bound {
-        0..=0x80 => (low + u64::from(0x80 - bound) * BYTE_ONES) | w,
-        _ => (low + u64::from(bound.wrapping_neg()) * BYTE_ONES) & w,
-    };
-    !not_below & BYTE_HIGH_BITS
-}
-
-/// The high bits of the eight bytes of `high` (nothing else set) as one byte, byte `k`'s in
-/// bit `k`: the multiplier's terms send bit `8k` to bit `56 + k`, and no two terms meet.
-#[inline(always)]
-fn pack_high_bits(high: u64) -> u8 {
-    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
 struct Core<'a, const N: usize> {
@@ -2413,7 +2378,7 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Adds to `run` the capture of man `j` by man `i` in a run on `sq`, if its slot in the
-    /// other table moves with the run as [`Core::run_captures`] needs: `moving` is the man on
+    /// other table moves with the run as [`Core::run_exits`] needs: `moving` is the man on
     /// the last man's square after it (`None`: no man, the last man having moved away).
     fn add_run_capture<'s>(
         &'s self,
