@@ -705,20 +705,83 @@ impl Layout {
     #[inline]
     pub fn for_each_image_map(&self, squares: &[Sq], mut visit: impl FnMut(u64, &[Sq])) {
         visit(self.slot(squares), &self.maps[0]);
-        if squares.len() < 2 || self.fixers[usize::from(squares[0])].is_empty() {
+        if squares.len() < 2 {
             return;
         }
-        for &s in &self.fixers[usize::from(squares[0])] {
-            let map = &self.maps[usize::from(s)];
-            if map[usize::from(squares[1])] != squares[1] {
-                continue;
-            }
+        self.for_each_king_fixer(squares[0], squares[1], |map| {
             let mut image = [0 as Sq; MAX_MEN];
             for (i, &sq) in squares.iter().enumerate() {
                 image[i] = map[usize::from(sq)];
             }
             self.sort_groups(&mut image[..squares.len()]);
             visit(self.slot(&image[..squares.len()]), map);
+        });
+    }
+
+    /// Calls `visit` with every symmetry other than the identity, as a table of squares, that
+    /// fixes both `white_king` and `black_king`: those that take a folded placement with its
+    /// kings there to the other slots holding it, whatever its other men.
+    #[inline(always)]
+    pub fn for_each_king_fixer(
+        &self,
+        white_king: Sq,
+        black_king: Sq,
+        mut visit: impl FnMut(&[Sq]),
+    ) {
+        for &s in &self.fixers[usize::from(white_king)] {
+            let map = &self.maps[usize::from(s)];
+            if map[usize::from(black_king)] == black_king {
+                visit(map);
+            }
+        }
+    }
+
+    /// The identity, as a table of squares.
+    #[inline(always)]
+    pub fn identity(&self) -> &[Sq] {
+        &self.maps[0]
+    }
+
+    /// The slots of a folded placement of every man but the last, as the last man's square
+    /// varies, when the last man has identical companions (men `first..last`): he takes his
+    /// place among them in increasing order of square, so each slot is one of a few bases
+    /// plus his square times the stride of the field he takes ([`LastAmongCompanions`]).
+    /// `squares[last]` is not read; the companions need not be in order.
+    pub fn last_among_companions(&self, squares: &[Sq]) -> LastAmongCompanions {
+        let last = squares.len() - 1;
+        let first = self.group_of[last].0;
+        debug_assert!(first < last, "the last man has a companion");
+        let mut fields = [0 as Sq; MAX_MEN];
+        fields[..first].copy_from_slice(&squares[..first]);
+        // The other men's part of the slot: the group's fields are 0 in it.
+        let others = self.slot(&fields[..squares.len()]);
+        let count = last - first;
+        let mut companions = [Sq::MAX; MAX_MEN - 1];
+        companions[..count].copy_from_slice(&squares[first..last]);
+        companions[..count].sort_unstable();
+        let mut bases = [0u64; MAX_MEN];
+        let mut strides = [0u64; MAX_MEN];
+        for (below, (base, stride)) in bases.iter_mut().zip(&mut strides).enumerate() {
+            if below > count {
+                break;
+            }
+            // `below` companions keep their fields, the others move one field up.
+            *base = companions[..count]
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| {
+                    let field = if k < below { first + k } else { first + k + 1 };
+                    u64::from(c) * self.strides[field]
+                })
+                .sum::<u64>()
+                + others;
+            *stride = self.strides[first + below];
+        }
+        LastAmongCompanions {
+            companions,
+            count,
+            bases,
+            strides,
         }
     }
 
@@ -748,6 +811,40 @@ impl Layout {
         permute(squares, first, first + count, &mut |sq: &mut [Sq]| {
             self.orders(sq, g + 1, visit)
         });
+    }
+}
+
+/// The slots of one placement of all men but the last as the last man's square varies, when
+/// the last man has identical companions ([`Layout::last_among_companions`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LastAmongCompanions {
+    /// The companions' squares in increasing order (`Sq::MAX` beyond `count`).
+    companions: [Sq; MAX_MEN - 1],
+    count: usize,
+    /// By how many companions stand below the last man: the slot without him, and the stride
+    /// of the field he takes.
+    bases: [u64; MAX_MEN],
+    strides: [u64; MAX_MEN],
+}
+
+impl LastAmongCompanions {
+    /// The slot with the last man on `s` (a square no companion stands on).
+    #[inline(always)]
+    pub fn slot(&self, s: Sq) -> u64 {
+        let below = match self.count {
+            1 => usize::from(self.companions[0] < s),
+            count => self.companions[..count].iter().filter(|&&c| c < s).count(),
+        };
+        self.bases[below] + u64::from(s) * self.strides[below]
+    }
+
+    /// The slot with the last man on square 0, and the squares above every companion: from
+    /// those the slot is that plus the last man's square.
+    #[inline(always)]
+    pub fn above_all(&self) -> (u64, u64) {
+        let top = self.companions[self.count - 1];
+        let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
+        (self.bases[self.count], above)
     }
 }
 
@@ -898,6 +995,29 @@ mod tests {
     use super::*;
     use retro_rules::Board;
 
+    /// A small deterministic generator of test placements.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (self.0 >> 32) % n
+        }
+
+        /// `men` men on random squares of `layout`'s board (not always apart), the white king
+        /// within the region when `in_region`.
+        fn placement(&mut self, layout: &Layout, men: usize, in_region: bool) -> [Sq; MAX_MEN] {
+            let mut squares = [0 as Sq; MAX_MEN];
+            for sq in squares.iter_mut().take(men) {
+                *sq = self.below(layout.squares) as Sq;
+            }
+            if in_region {
+                squares[0] = layout.region[self.below(layout.region.len() as u64) as usize];
+            }
+            squares
+        }
+    }
+
     #[test]
     fn slots_decode_to_their_squares() {
         for (files, ranks, material) in [(8, 8, "KRBvKR"), (5, 5, "KQvKN"), (6, 4, "KRRvK")] {
@@ -999,20 +1119,12 @@ mod tests {
             let geo = Geometry::new(Board::new(files, ranks).unwrap());
             let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
             let n = layout.men_count();
-            let mut seed = 5u64;
-            let mut random = |below: u64| {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                (seed >> 32) % below
-            };
+            let mut random = Lcg(5);
             for _ in 0..20_000 {
-                let mut squares = [0 as Sq; MAX_MEN];
-                squares[0] = layout.region[random(layout.region.len() as u64) as usize];
-                for sq in squares.iter_mut().take(n).skip(1) {
-                    *sq = random(layout.squares) as Sq;
-                }
+                let mut squares = random.placement(&layout, n, true);
                 layout.sort_groups(&mut squares[..n]);
-                let i = 1 + random(n as u64 - 1) as usize;
-                let to = random(layout.squares) as Sq;
+                let i = 1 + random.below(n as u64 - 1) as usize;
+                let to = random.below(layout.squares) as Sq;
                 let group = layout.group_of(i);
                 let slot = layout.slot(&squares[..n]);
                 let (moved, k) = layout.moved_in_order(slot, &squares[..n], i, to, group);
@@ -1031,18 +1143,59 @@ mod tests {
     }
 
     #[test]
+    fn the_last_man_takes_his_place_among_his_companions() {
+        let cases = [
+            (8, 8, "KQvKNN"),
+            (8, 8, "KRRRvK"),
+            (5, 5, "KBvKBB"),
+            (8, 8, "KPvKNN"),
+            (5, 6, "KNvKPP"),
+        ];
+        for (files, ranks, material) in cases {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let material: Material = material.parse().unwrap();
+            let layout = Layout::sliced(&geo, material)
+                .or_else(|| Layout::new(&geo, material))
+                .unwrap();
+            assert_eq!(layout.slices() > 0, material.to_string() == "KPvKNN");
+            let n = layout.men_count();
+            let last = n - 1;
+            let (first, _) = layout.group_of(last);
+            assert!(first < last, "{material}: the last man has a companion");
+            let mut random = Lcg(11);
+            for _ in 0..2_000 {
+                // Whatever stands in the last man's field is not read.
+                let squares = random.placement(&layout, n, true);
+                let slots = layout.last_among_companions(&squares[..n]);
+                let (base, above) = slots.above_all();
+                for s in 0..layout.squares as Sq {
+                    if squares[first..last].contains(&s) {
+                        continue;
+                    }
+                    let mut placed = squares;
+                    placed[last] = s;
+                    layout.sort_groups(&mut placed[..n]);
+                    let want = layout.slot(&placed[..n]);
+                    assert_eq!(slots.slot(s), want, "{material} {squares:?} {s}");
+                    let is_above = squares[first..last].iter().all(|&c| c < s);
+                    assert_eq!(above >> s & 1 == 1, is_above, "{material} {squares:?} {s}");
+                    if is_above {
+                        assert_eq!(base + u64::from(s), want);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_fold_turns_every_man_by_the_maps_of_its_kings() {
         for (files, ranks, material) in [(8, 8, "KRBvKR"), (5, 5, "KNNvK"), (6, 5, "KRPvKR")] {
             let geo = Geometry::new(Board::new(files, ranks).unwrap());
             let layout = Layout::new(&geo, material.parse().unwrap()).unwrap();
             let n = layout.men_count();
-            let mut seed = 11u64;
+            let mut random = Lcg(11);
             for _ in 0..20_000 {
-                let mut squares = [0 as Sq; MAX_MEN];
-                for sq in squares.iter_mut().take(n) {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    *sq = ((seed >> 32) % layout.squares) as Sq;
-                }
+                let squares = random.placement(&layout, n, false);
                 let mut folded = squares;
                 layout.fold(&mut folded[..n]);
                 let [first, second] = layout.fold_maps(squares[0], squares[1]);

@@ -2799,8 +2799,10 @@ impl<const N: usize> Core<'_, N> {
     /// the image apply — one stretch of memory for the whole run. When the last man has
     /// identical companions (it stands above them all in every slot used), an un-move of a
     /// companion keeps it last where it still stands above them all, and a king's un-move
-    /// that folds may put it anywhere among them: those parents are found a slot at a time,
-    /// as are the last man's own un-moves.
+    /// that folds may put it anywhere among them: its slot is then one of a few bases, found
+    /// once for the run, plus its turned square times a stride
+    /// ([`Layout::last_among_companions`]). The other parents of those un-moves, and the last
+    /// man's own un-moves, are found a slot at a time.
     fn for_each_parent_run(
         &self,
         start: u64,
@@ -2865,21 +2867,42 @@ impl<const N: usize> Core<'_, N> {
                     sink.run(base, live, from);
                     continue;
                 }
-                if companions < last {
-                    // The fold may turn the last man below a companion.
-                    for_each_bit(live, |s| one_slot(i, t, s, sink));
-                    continue;
-                }
                 // The fold turns every man by the symmetries its kings choose (the last man
-                // stands on square 0 meanwhile); the last man keeps the last field, moving
-                // by 1 per square, in the folded slot and in each image.
+                // stands on square 0 meanwhile).
                 let mut before = sq;
                 before[i] = t;
                 let [first, second] = layout.fold_maps(before[0], before[1]);
                 let turn = |s: Sq| second[usize::from(first[usize::from(s)])];
-                // Where the fold turns nothing, the folded slot's parents are one stretch, as
-                // where no fold is needed (its other images, if any, are turned).
+                // Where the fold turns nothing, the folded slot's parents with the last man
+                // above any companions are one stretch, as where no fold is needed (its other
+                // images, if any, are turned).
                 let mut straight = layout.folds_nothing(before[0], before[1]);
+                if companions < last {
+                    // The fold may put the last man anywhere among his companions: each
+                    // image's slots come from the other men's squares once, then a square at
+                    // a time.
+                    let turned = before.map(turn);
+                    let moved = turn(from);
+                    let mut visit_image = |image: &[Sq]| {
+                        let slots =
+                            layout.last_among_companions(&turned.map(|s| image[usize::from(s)]));
+                        let to = image[usize::from(moved)];
+                        let mut live = live;
+                        if std::mem::take(&mut straight) {
+                            let (base, above) = slots.above_all();
+                            sink.run(base, live & above, to);
+                            live &= !above;
+                        }
+                        for_each_bit(live, |s| {
+                            sink.slot(slots.slot(image[usize::from(turn(s))]), s, to)
+                        });
+                    };
+                    visit_image(layout.identity());
+                    layout.for_each_king_fixer(turned[0], turned[1], &mut visit_image);
+                    continue;
+                }
+                // The last man keeps the last field, moving by 1 per square, in the folded
+                // slot and in each image.
                 layout.fold(&mut before[..]);
                 let (placeholder, moved) = (before[last], turn(from));
                 layout.for_each_image_map(&before[..], |slot, image| {
