@@ -118,6 +118,9 @@ pub struct Layout {
     /// By folded White king × Black king: a symmetry fixing the White king's square that takes
     /// the Black king to the least of its images under such symmetries (0 when it is there).
     king_fold: Vec<u8>,
+    /// By White king × Black king, unfolded: the one symmetry [`Layout::fold`] turns a
+    /// placement by (`fold` of the White king, then `king_fold`, composed).
+    fold_by_kings: Vec<u8>,
     strides: [u64; MAX_MEN],
     size: u64,
     /// The men whose fields come first (outermost), in order: the pawns, when they make
@@ -182,7 +185,7 @@ impl Layout {
         for (k, &sq) in region.iter().enumerate() {
             region_of[usize::from(sq)] = k as u32;
         }
-        let fold = (0..squares as Sq)
+        let fold: Vec<u8> = (0..squares as Sq)
             .map(|sq| {
                 let target = least(sq);
                 maps.iter()
@@ -217,6 +220,18 @@ impl Layout {
                 }
             }
         }
+        let fold_by_kings = (0..squares as usize * squares as usize)
+            .map(|kings| {
+                let (wk, bk) = (kings / squares as usize, kings % squares as usize);
+                let first = &maps[usize::from(fold[wk])];
+                let (wk, bk) = (usize::from(first[wk]), usize::from(first[bk]));
+                let second = &maps[usize::from(king_fold[wk * squares as usize + bk])];
+                let composed: Vec<Sq> = first.iter().map(|&sq| second[usize::from(sq)]).collect();
+                maps.iter()
+                    .position(|map| *map == composed)
+                    .expect("the symmetries are a group") as u8
+            })
+            .collect();
         let n = men.len();
         let lead: Vec<usize> = if slices {
             (2..n).filter(|&i| men[i].1 == Piece::Pawn).collect()
@@ -268,6 +283,7 @@ impl Layout {
             fixers,
             maps,
             king_fold,
+            fold_by_kings,
             strides,
             size,
             lead,
@@ -551,46 +567,40 @@ impl Layout {
     /// [`Layout::fold`], also returning where the symmetries it applies take square `tracked`.
     #[inline(always)]
     pub fn fold_tracking(&self, squares: &mut [Sq], mut tracked: Sq) -> Sq {
-        let s = self.fold[usize::from(squares[0])];
+        let s = match squares.len() {
+            1 => self.fold[usize::from(squares[0])],
+            _ => self.fold_symmetry(squares[0], squares[1]),
+        };
         if s != 0 {
             self.apply(s, squares);
             tracked = self.maps[usize::from(s)][usize::from(tracked)];
-        }
-        if squares.len() > 1 {
-            let s = self.king_fold
-                [usize::from(squares[0]) * self.squares as usize + usize::from(squares[1])];
-            if s != 0 {
-                self.apply(s, squares);
-                tracked = self.maps[usize::from(s)][usize::from(tracked)];
-            }
         }
         self.sort_groups(squares);
         tracked
     }
 
-    /// The two symmetries, as tables of squares, that [`Layout::fold`] turns a placement by
-    /// when its kings stand on `white_king` and `black_king`, first `[0]` then `[1]`: the
-    /// choice depends on the kings alone, so every man of such a placement is turned by them
-    /// whatever the other men's squares (identical men are sorted after).
-    #[inline]
-    pub fn fold_maps(&self, white_king: Sq, black_king: Sq) -> [&[Sq]; 2] {
-        let first = &self.maps[usize::from(self.fold[usize::from(white_king)])];
-        let (wk, bk) = (
-            first[usize::from(white_king)],
-            first[usize::from(black_king)],
-        );
-        let second = self.king_fold[usize::from(wk) * self.squares as usize + usize::from(bk)];
-        [first, &self.maps[usize::from(second)]]
+    /// The symmetry [`Layout::fold`] turns a placement by when its kings stand on
+    /// `white_king` and `black_king` (0: the identity).
+    #[inline(always)]
+    fn fold_symmetry(&self, white_king: Sq, black_king: Sq) -> u8 {
+        self.fold_by_kings
+            [usize::from(white_king) * self.squares as usize + usize::from(black_king)]
+    }
+
+    /// The symmetry, as a table of squares, that [`Layout::fold`] turns a placement by when
+    /// its kings stand on `white_king` and `black_king`: the choice depends on the kings
+    /// alone, so every man of such a placement is turned by it whatever the other men's
+    /// squares (identical men are sorted after).
+    #[inline(always)]
+    pub fn fold_map(&self, white_king: Sq, black_king: Sq) -> &[Sq] {
+        &self.maps[usize::from(self.fold_symmetry(white_king, black_king))]
     }
 
     /// Whether [`Layout::fold`] leaves the squares of a placement with the kings on
     /// `white_king` and `black_king` where they are (it may still sort identical men).
     #[inline(always)]
     pub fn folds_nothing(&self, white_king: Sq, black_king: Sq) -> bool {
-        self.fold[usize::from(white_king)] == 0
-            && self.king_fold
-                [usize::from(white_king) * self.squares as usize + usize::from(black_king)]
-                == 0
+        self.fold_symmetry(white_king, black_king) == 0
     }
 
     /// Puts identical men in increasing order of square.
@@ -1198,13 +1208,30 @@ mod tests {
                 let squares = random.placement(&layout, n, false);
                 let mut folded = squares;
                 layout.fold(&mut folded[..n]);
-                let [first, second] = layout.fold_maps(squares[0], squares[1]);
+                let map = layout.fold_map(squares[0], squares[1]);
                 let mut mapped = squares;
                 for sq in mapped.iter_mut().take(n) {
-                    *sq = second[usize::from(first[usize::from(*sq)])];
+                    *sq = map[usize::from(*sq)];
                 }
                 layout.sort_groups(&mut mapped[..n]);
                 assert_eq!(mapped, folded, "{material} {:?}", &squares[..n]);
+                // The one symmetry is the two the fold is defined by, one after the other:
+                // the White king's into the region, then the one fixing it that brings the
+                // Black king lowest.
+                let mut stepped = squares;
+                layout.apply(layout.fold[usize::from(stepped[0])], &mut stepped[..n]);
+                let kings = usize::from(stepped[0]) * layout.squares as usize;
+                layout.apply(
+                    layout.king_fold[kings + usize::from(stepped[1])],
+                    &mut stepped[..n],
+                );
+                layout.sort_groups(&mut stepped[..n]);
+                assert_eq!(stepped, folded, "{material} {:?}", &squares[..n]);
+                let (wk, bk) = (usize::from(squares[0]), usize::from(squares[1]));
+                let least_white = layout.maps.iter().map(|m| m[wk]).min().unwrap();
+                let least_black = layout.maps.iter().filter(|m| m[wk] == least_white);
+                assert_eq!(folded[0], least_white);
+                assert_eq!(Some(folded[1]), least_black.map(|m| m[bk]).min());
             }
         }
     }

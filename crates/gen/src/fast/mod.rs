@@ -1615,8 +1615,8 @@ struct RunExit<'a> {
     stride: u64,
     /// Whether the table is stored with colours exchanged (squares mirrored by rank first).
     mirror: bool,
-    /// The symmetries the other table's fold applies ([`Layout::fold_maps`]).
-    maps: [&'a [Sq]; 2],
+    /// The symmetry the other table's fold applies ([`Layout::fold_map`]).
+    map: &'a [Sq],
 }
 
 /// The exits of one run, and by man, the squares whose captures and promotions they cover.
@@ -1687,7 +1687,7 @@ impl RunExit<'_> {
         } else {
             last
         };
-        let turned = self.maps[1][usize::from(self.maps[0][last])];
+        let turned = self.map[last];
         self.codes[(self.base + u64::from(turned) * self.stride) as usize]
     }
 }
@@ -2450,7 +2450,7 @@ impl<const N: usize> Core<'_, N> {
         // The man on the last man's square stands anywhere meanwhile: its field is taken out
         // of the base below.
         let mut after = self.exit_squares(moved, rule);
-        let maps = sub.layout.fold_maps(after[0], after[1]);
+        let map = sub.layout.fold_map(after[0], after[1]);
         sub.layout.fold(&mut after[..rule.len]);
         let slot = sub.layout.slot(&after[..rule.len]);
         let (base, stride) = match k {
@@ -2470,7 +2470,7 @@ impl<const N: usize> Core<'_, N> {
             base,
             stride,
             mirror: rule.flipped,
-            maps,
+            map,
         });
         true
     }
@@ -2871,8 +2871,8 @@ impl<const N: usize> Core<'_, N> {
                 // stands on square 0 meanwhile).
                 let mut before = sq;
                 before[i] = t;
-                let [first, second] = layout.fold_maps(before[0], before[1]);
-                let turn = |s: Sq| second[usize::from(first[usize::from(s)])];
+                let map = layout.fold_map(before[0], before[1]);
+                let turn = |s: Sq| map[usize::from(s)];
                 // Where the fold turns nothing, the folded slot's parents with the last man
                 // above any companions are one stretch, as where no fold is needed (its other
                 // images, if any, are turned).
