@@ -220,16 +220,27 @@ impl Layout {
                 }
             }
         }
+        // By symmetries `a` and `b`: `b` after `a`, as one of them.
+        let then: Vec<Vec<u8>> = maps
+            .iter()
+            .map(|a| {
+                maps.iter()
+                    .map(|b| {
+                        let composed: Vec<Sq> = a.iter().map(|&sq| b[usize::from(sq)]).collect();
+                        maps.iter()
+                            .position(|map| *map == composed)
+                            .expect("the symmetries are a group") as u8
+                    })
+                    .collect()
+            })
+            .collect();
         let fold_by_kings = (0..squares as usize * squares as usize)
             .map(|kings| {
                 let (wk, bk) = (kings / squares as usize, kings % squares as usize);
-                let first = &maps[usize::from(fold[wk])];
-                let (wk, bk) = (usize::from(first[wk]), usize::from(first[bk]));
-                let second = &maps[usize::from(king_fold[wk * squares as usize + bk])];
-                let composed: Vec<Sq> = first.iter().map(|&sq| second[usize::from(sq)]).collect();
-                maps.iter()
-                    .position(|map| *map == composed)
-                    .expect("the symmetries are a group") as u8
+                let first = fold[wk];
+                let map = &maps[usize::from(first)];
+                let (wk, bk) = (usize::from(map[wk]), usize::from(map[bk]));
+                then[usize::from(first)][usize::from(king_fold[wk * squares as usize + bk])]
             })
             .collect();
         let n = men.len();
@@ -848,13 +859,13 @@ impl LastAmongCompanions {
         self.bases[below] + u64::from(s) * self.strides[below]
     }
 
-    /// The slot with the last man on square 0, and the squares above every companion: from
-    /// those the slot is that plus the last man's square.
+    /// The squares above every companion, and the base of the slots with the last man on
+    /// one of them: such a slot is the base plus his square.
     #[inline(always)]
     pub fn above_all(&self) -> (u64, u64) {
         let top = self.companions[self.count - 1];
         let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
-        (self.bases[self.count], above)
+        (above, self.bases[self.count])
     }
 }
 
@@ -1177,7 +1188,7 @@ mod tests {
                 // Whatever stands in the last man's field is not read.
                 let squares = random.placement(&layout, n, true);
                 let slots = layout.last_among_companions(&squares[..n]);
-                let (base, above) = slots.above_all();
+                let (above, base) = slots.above_all();
                 for s in 0..layout.squares as Sq {
                     if squares[first..last].contains(&s) {
                         continue;

@@ -2799,10 +2799,10 @@ impl<const N: usize> Core<'_, N> {
     /// the image apply — one stretch of memory for the whole run. When the last man has
     /// identical companions (it stands above them all in every slot used), an un-move of a
     /// companion keeps it last where it still stands above them all, and a king's un-move
-    /// that folds may put it anywhere among them: its slot is then one of a few bases, found
-    /// once for the run, plus its turned square times a stride
-    /// ([`Layout::last_among_companions`]). The other parents of those un-moves, and the last
-    /// man's own un-moves, are found a slot at a time.
+    /// that folds may put it anywhere among them: the parent's slot is then one of a few
+    /// bases, found once for the run, plus the last man's turned square times a stride
+    /// ([`Layout::last_among_companions`]). A companion's un-move that puts the last man
+    /// below it, and the last man's own un-moves, are found a slot at a time.
     fn for_each_parent_run(
         &self,
         start: u64,
@@ -2889,7 +2889,7 @@ impl<const N: usize> Core<'_, N> {
                         let to = image[usize::from(moved)];
                         let mut live = live;
                         if std::mem::take(&mut straight) {
-                            let (base, above) = slots.above_all();
+                            let (above, base) = slots.above_all();
                             sink.run(base, live & above, to);
                             live &= !above;
                         }
