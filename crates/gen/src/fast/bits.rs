@@ -68,6 +68,12 @@ pub struct Bits {
     steps: Option<[(Board64, i32); 8]>,
 }
 
+/// The squares numbered above `sq` (none above square 63).
+#[inline(always)]
+pub fn squares_above(sq: Sq) -> Board64 {
+    u64::MAX.checked_shl(u32::from(sq) + 1).unwrap_or(0)
+}
+
 /// The square `one` if empty, and then also `two` if empty: a pawn's step and double step,
 /// forwards or backwards, the second passing over the first.
 #[inline(always)]
@@ -369,6 +375,16 @@ impl Bits {
 mod tests {
     use super::*;
     use retro_rules::Board;
+
+    #[test]
+    fn squares_above_a_square_are_the_higher_numbers() {
+        for sq in 0..64 as Sq {
+            let want = (0..64u32)
+                .filter(|&t| t > u32::from(sq))
+                .fold(0, |set, t| set | 1u64 << t);
+            assert_eq!(squares_above(sq), want, "{sq}");
+        }
+    }
 
     /// The next word of a xorshift sequence from `seed`: random sets and occupancies, the same
     /// on every run.

@@ -864,8 +864,7 @@ impl LastAmongCompanions {
     #[inline(always)]
     pub fn above_all(&self) -> (u64, u64) {
         let top = self.companions[self.count - 1];
-        let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
-        (above, self.bases[self.count])
+        (super::bits::squares_above(top), self.bases[self.count])
     }
 }
 

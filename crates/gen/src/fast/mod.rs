@@ -2857,7 +2857,7 @@ impl<const N: usize> Core<'_, N> {
                         .map(|(k, &c)| if companions + k == i { t } else { c })
                         .max()
                         .expect("the last man has a companion");
-                    let above = u64::MAX.checked_shl(u32::from(top) + 1).unwrap_or(0);
+                    let above = bits::squares_above(top);
                     sink.run(base, live & above, from);
                     for_each_bit(live & !above, |s| one_slot(i, t, s, sink));
                     continue;
