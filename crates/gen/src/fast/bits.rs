@@ -367,7 +367,9 @@ impl Bits {
         if self.empty_board[piece_index(piece)][usize::from(sq)] & bit == 0 {
             return false;
         }
-        matches!(piece, Piece::King | Piece::Knight) || self.attacks(piece, sq, occ) & bit != 0
+        // A slider that would attack `target` on an empty board does unless a man stands
+        // between them.
+        matches!(piece, Piece::King | Piece::Knight) || self.between(sq, target) & occ == 0
     }
 }
 

@@ -2604,19 +2604,52 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Whether side `x` has a legal move that stays in the table (captures and promotes
-    /// nothing).
+    /// nothing). The king's steps are weighed against every square the other side attacks
+    /// through where he stands; another man's moves are legal where they leave no check: out
+    /// of check, any move of a man whose going exposes nothing (else each move is tried); in
+    /// the check of one slider, a move onto the line between it and the king, each tried (a
+    /// quiet move takes nothing, so it answers no other check).
     fn has_quiet_move(&self, p: &Placed<N>, x: usize) -> bool {
         let y = 1 - x;
+        let king = p.sq[x];
+        let king_bit = 1u64 << king;
+        // The other side's attacks through the king's square: a man attacks it there exactly
+        // when he attacks it with the king on it (the king ends every line through him).
+        let beside_king = p.occ ^ king_bit;
+        let mut attacked = 0 as Board64;
+        let (mut checkers, mut checker) = (0, king);
+        for &j in &self.shared.side_men[y][..self.shared.side_len[y]] {
+            let attacks = self.man_attacks(j, p.sq[j], beside_king);
+            attacked |= attacks;
+            if attacks & king_bit != 0 {
+                (checkers, checker) = (checkers + 1, p.sq[j]);
+            }
+        }
+        if self.quiet_targets(p, x) & !attacked != 0 {
+            return true;
+        }
+        let blocks = match checkers {
+            0 => !0,
+            1 => self.shared.bits.between(checker, king),
+            _ => return false,
+        };
+        let in_check = blocks != !0;
         self.shared.side_men[x][..self.shared.side_len[x]]
             .iter()
+            .filter(|&&i| i != x)
             .any(|&i| {
                 let from = p.sq[i];
-                let mut targets = self.quiet_targets(p, i);
+                let mut targets = self.quiet_targets(p, i) & blocks;
+                if targets == 0 {
+                    return false;
+                }
+                if !in_check && !self.attacked(&p.sq, king, y, p.occ ^ (1 << from), NO_MAN) {
+                    return true;
+                }
                 while targets != 0 {
                     let t = targets.trailing_zeros() as Sq;
                     targets &= targets - 1;
                     let occ = p.occ ^ (1 << from) ^ (1 << t);
-                    let king = if i == x { t } else { p.sq[x] };
                     if !self.attacked(&p.sq, king, y, occ, NO_MAN) {
                         return true;
                     }
@@ -3196,17 +3229,8 @@ impl<const N: usize> Core<'_, N> {
                     if self.cells[y].get(slot) != UNKNOWN {
                         return;
                     }
-                    // A slot of the run that no un-move reached may have no move at all: not
-                    // in check (the init pass found the mates), with no exit (it stored those
-                    // lost by their exits), it is stalemate, a draw for good.
-                    let p = self
-                        .place(slot)
-                        .expect("a slot that may lose holds a position");
-                    if self.has_quiet_move(&p, y) {
-                        self.lost_with_every_move_won(slot, y, depth);
-                    } else {
-                        self.settle(y, slot);
-                    }
+                    // A slot of the run that no un-move reached may have no move at all.
+                    self.lost_with_every_move_won(slot, y, depth, true);
                 });
             });
         });
@@ -3239,7 +3263,7 @@ impl<const N: usize> Core<'_, N> {
                     _ => uncounted,
                 };
                 match self.cells[y].replace(parent, UNKNOWN, new) {
-                    Ok(()) if left == 0 => self.lost_with_every_move_won(parent, y, depth),
+                    Ok(()) if left == 0 => self.lost_with_every_move_won(parent, y, depth, false),
                     Ok(()) if new == uncounted => {
                         self.cells[y].set(parent, CANDIDATE);
                         self.mark_present(y, parent, CANDIDATE);
@@ -3262,7 +3286,7 @@ impl<const N: usize> Core<'_, N> {
             let before = self.cells[x].count_down(slot);
             debug_assert!((WATCHING..uncounted).contains(&before));
             if before == WATCHING {
-                self.lost_with_every_move_won(slot, x, depth);
+                self.lost_with_every_move_won(slot, x, depth, false);
             }
         }
     }
@@ -3345,9 +3369,13 @@ impl<const N: usize> Core<'_, N> {
 
     /// A slot (side `x` to move) every move of which the pass of `depth` found to reach a win,
     /// the deepest in `depth` plies — its count of moves taken to zero, or no way out left
-    /// ([`Core::lose_without_ways_out`]); with its exits, it is lost.
+    /// ([`Core::lose_without_ways_out`]); with its exits, it is lost. Where its moves were not
+    /// counted (`may_have_none`), it may have none at all: then, not in check (the init pass
+    /// found the mates) and with no exit (it stored those lost by their exits), it is
+    /// stalemate, a draw for good. A slot with an exit has a quiet move too (else the init
+    /// pass decided it), so only one without is looked at for them.
     #[inline(never)]
-    fn lost_with_every_move_won(&self, slot: u64, x: usize, depth: u32) {
+    fn lost_with_every_move_won(&self, slot: u64, x: usize, depth: u32, may_have_none: bool) {
         let p = self
             .place(slot)
             .expect("a slot that may lose holds a position");
@@ -3355,7 +3383,24 @@ impl<const N: usize> Core<'_, N> {
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
         }
-        let Some(longest) = self.longest_with_exits(&p, &attacks, x, depth) else {
+        let mut longest = Some(depth);
+        let mut exits = false;
+        self.for_each_exit(&p, &attacks, x, |value| match value {
+            Value::Win(k) => {
+                exits = true;
+                longest = longest.map(|l| l.max(k));
+            }
+            Value::Illegal => {}
+            _ => {
+                exits = true;
+                longest = None;
+            }
+        });
+        if may_have_none && !exits && !self.has_quiet_move(&p, x) {
+            self.settle(x, slot);
+            return;
+        }
+        let Some(longest) = longest else {
             // An exit that does not lose made the slot unable to lose in the init pass, so
             // this is not reached; were it, the forward check would decide the slot.
             self.cells[x].set(slot, CANDIDATE);
