@@ -1641,6 +1641,18 @@ struct RunPush {
     base: u64,
 }
 
+/// What the other side's men mean for a king ([`Core::king_safety`]).
+struct KingSafety {
+    /// The squares they attack through the king's square (his own attacked or not either way).
+    attacked: Board64,
+    /// Where a move that captures nothing may stand to answer a check: everywhere without
+    /// one; between a sliding checker and the king; nowhere against two checkers or another
+    /// checker.
+    answers: Board64,
+    /// The lines on which a man of the king's side may shield him from a slider.
+    shields: Board64,
+}
+
 /// The exits of a slot (or its en-passant captures) as the init pass weighs them for the side
 /// to move: the quickest win they give, whether one draws, and the longest loss.
 #[derive(Clone, Copy, Default)]
@@ -1726,22 +1738,6 @@ impl<const N: usize> Core<'_, N> {
             Piece::Pawn => self.shared.bits.pawn_attacks(self.side_of(i), sq),
             piece => self.shared.bits.attacks(piece, sq, occ),
         }
-    }
-
-    /// Whether a man of side `by` (other than man `skip`) attacks `target`.
-    #[inline]
-    fn attacked(&self, sq: &[Sq], target: Sq, by: usize, occ: Board64, skip: usize) -> bool {
-        self.shared.side_men[by][..self.shared.side_len[by]]
-            .iter()
-            .any(|&j| {
-                j != skip
-                    && match self.shared.piece[j] {
-                        Piece::Pawn => {
-                            self.shared.bits.pawn_attacks(by, sq[j]) & (1 << target) != 0
-                        }
-                        piece => self.shared.bits.attacks_square(piece, sq[j], target, occ),
-                    }
-            })
     }
 
     /// The squares man `i` on `from` moves to without capturing or promoting (staying in the
@@ -2604,58 +2600,12 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Whether side `x` has a legal move that stays in the table (captures and promotes
-    /// nothing). The king's steps are weighed against every square the other side attacks
-    /// through where he stands; another man's moves are legal where they leave no check: out
-    /// of check, any move of a man whose going exposes nothing (else each move is tried); in
-    /// the check of one slider, a move onto the line between it and the king, each tried (a
-    /// quiet move takes nothing, so it answers no other check).
+    /// nothing): the king's or another man's ([`Core::legal_quiet_targets`]).
     fn has_quiet_move(&self, p: &Placed<N>, x: usize) -> bool {
-        let y = 1 - x;
-        let king = p.sq[x];
-        let king_bit = 1u64 << king;
-        // The other side's attacks through the king's square: a man attacks it there exactly
-        // when he attacks it with the king on it (the king ends every line through him).
-        let beside_king = p.occ ^ king_bit;
-        let mut attacked = 0 as Board64;
-        let (mut checkers, mut checker) = (0, king);
-        for &j in &self.shared.side_men[y][..self.shared.side_len[y]] {
-            let attacks = self.man_attacks(j, p.sq[j], beside_king);
-            attacked |= attacks;
-            if attacks & king_bit != 0 {
-                (checkers, checker) = (checkers + 1, p.sq[j]);
-            }
-        }
-        if self.quiet_targets(p, x) & !attacked != 0 {
-            return true;
-        }
-        let blocks = match checkers {
-            0 => !0,
-            1 => self.shared.bits.between(checker, king),
-            _ => return false,
-        };
-        let in_check = blocks != !0;
+        let safety = self.king_safety(p, x);
         self.shared.side_men[x][..self.shared.side_len[x]]
             .iter()
-            .filter(|&&i| i != x)
-            .any(|&i| {
-                let from = p.sq[i];
-                let mut targets = self.quiet_targets(p, i) & blocks;
-                if targets == 0 {
-                    return false;
-                }
-                if !in_check && !self.attacked(&p.sq, king, y, p.occ ^ (1 << from), NO_MAN) {
-                    return true;
-                }
-                while targets != 0 {
-                    let t = targets.trailing_zeros() as Sq;
-                    targets &= targets - 1;
-                    let occ = p.occ ^ (1 << from) ^ (1 << t);
-                    if !self.attacked(&p.sq, king, y, occ, NO_MAN) {
-                        return true;
-                    }
-                }
-                false
-            })
+            .any(|&i| self.legal_quiet_targets(p, x, i, &safety) != 0)
     }
 
     /// Whether a move of man `i` must fold the squares again rather than move the slot by
@@ -3297,74 +3247,88 @@ impl<const N: usize> Core<'_, N> {
     #[inline(never)]
     fn count_moves(&self, slot: u64, x: usize) -> u32 {
         let layout = self.shared.layout;
-        let bits = self.shared.bits;
         let p = self
             .place(slot)
             .expect("an undecided slot holds a position");
         let y = 1 - x;
+        let safety = self.king_safety(&p, x);
+        let mut count = 0;
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            let legal = self.legal_quiet_targets(&p, x, i, &safety);
+            count += legal.count_ones();
+            if i == x && layout.is_fixed(p.sq[y]) {
+                for_each_bit(legal, |t| {
+                    if layout.share_fixer(t, p.sq[y]) {
+                        count += 1;
+                    }
+                });
+            }
+        }
+        count
+    }
+
+    /// What the other side's men mean for side `x`'s king in `p` ([`KingSafety`]).
+    #[inline(always)]
+    fn king_safety(&self, p: &Placed<N>, x: usize) -> KingSafety {
+        let bits = self.shared.bits;
         let king = p.sq[x];
-        let others = &self.shared.side_men[y][..self.shared.side_len[y]];
-        // The squares the other side attacks through the king's square (the king's own square
-        // is attacked or not either way); where a move that captures nothing may stand to
-        // answer a check (everywhere without one; between a sliding checker and the king;
-        // nowhere against two checkers or another checker); and the lines on which a man of
-        // this side may shield the king from a slider.
+        // A man attacks the king's square with the king lifted off it exactly when he does
+        // with the king on it: the king ends every line onto his square.
         let occ = p.occ ^ (1 << king);
-        let mut attacked = 0;
-        let mut answers = !0;
-        let mut shields = 0;
-        for &j in others {
+        let mut safety = KingSafety {
+            attacked: 0,
+            answers: !0,
+            shields: 0,
+        };
+        for &j in &self.shared.side_men[1 - x][..self.shared.side_len[1 - x]] {
             let attacks = self.man_attacks(j, p.sq[j], occ);
-            attacked |= attacks;
+            safety.attacked |= attacks;
             let slider = is_slider(self.shared.piece[j]);
             if attacks & (1 << king) != 0 {
-                answers &= if slider {
+                safety.answers &= if slider {
                     bits.between(p.sq[j], king)
                 } else {
                     0
                 };
             }
             if slider {
-                shields |= bits.between(p.sq[j], king);
+                safety.shields |= bits.between(p.sq[j], king);
             }
         }
-        let mut count = 0;
-        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
-            let from = p.sq[i];
-            let targets = self.quiet_targets(&p, i);
-            if i == x {
-                let legal = targets & !attacked;
-                count += legal.count_ones();
-                if layout.is_fixed(p.sq[y]) {
-                    for_each_bit(legal, |t| {
-                        if layout.share_fixer(t, p.sq[y]) {
-                            count += 1;
-                        }
-                    });
-                }
-                continue;
-            }
-            let mut legal = targets & answers;
-            if shields & (1 << from) != 0 {
-                // Pinned: it may move along the line of its pinner only.
-                for &j in others {
-                    let line = bits.between(p.sq[j], king);
-                    if line & (1 << from) != 0
-                        && is_slider(self.shared.piece[j])
-                        && bits.attacks_square(
-                            self.shared.piece[j],
-                            p.sq[j],
-                            king,
-                            p.occ ^ (1 << from),
-                        )
-                    {
-                        legal &= line;
-                    }
-                }
-            }
-            count += legal.count_ones();
+        safety
+    }
+
+    /// The squares man `i` of side `x` in `p` moves to legally without capturing or promoting
+    /// (`safety` what the other side's men mean for the king): the king onto a square not
+    /// attacked, another man onto a square that answers every check, and, pinned, along the
+    /// line of his pinner only.
+    #[inline(always)]
+    fn legal_quiet_targets(
+        &self,
+        p: &Placed<N>,
+        x: usize,
+        i: usize,
+        safety: &KingSafety,
+    ) -> Board64 {
+        let bits = self.shared.bits;
+        let targets = self.quiet_targets(p, i);
+        if i == x {
+            return targets & !safety.attacked;
         }
-        count
+        let (from, king) = (p.sq[i], p.sq[x]);
+        let mut legal = targets & safety.answers;
+        if legal != 0 && safety.shields & (1 << from) != 0 {
+            for &j in &self.shared.side_men[1 - x][..self.shared.side_len[1 - x]] {
+                let line = bits.between(p.sq[j], king);
+                if line & (1 << from) != 0
+                    && is_slider(self.shared.piece[j])
+                    && bits.attacks_square(self.shared.piece[j], p.sq[j], king, p.occ ^ (1 << from))
+                {
+                    legal &= line;
+                }
+            }
+        }
+        legal
     }
 
     /// A slot (side `x` to move) every move of which the pass of `depth` found to reach a win,
@@ -3383,19 +3347,7 @@ impl<const N: usize> Core<'_, N> {
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
         }
-        let mut longest = Some(depth);
-        let mut exits = false;
-        self.for_each_exit(&p, &attacks, x, |value| match value {
-            Value::Win(k) => {
-                exits = true;
-                longest = longest.map(|l| l.max(k));
-            }
-            Value::Illegal => {}
-            _ => {
-                exits = true;
-                longest = None;
-            }
-        });
+        let (longest, exits) = self.longest_with_exits(&p, &attacks, x, depth);
         if may_have_none && !exits && !self.has_quiet_move(&p, x) {
             self.settle(x, slot);
             return;
@@ -3498,12 +3450,13 @@ impl<const N: usize> Core<'_, N> {
         // the slot unable to lose, or won, in the init pass, and such a slot is never a
         // candidate.
         self.longest_with_exits(&p, &attacks, x, longest)
+            .0
             .ok_or(UNKNOWN)
     }
 
     /// The longer of `longest` and the longest win the opponent reaches by an exit of `p`
-    /// (side `x` to move, `attacks` its men's attacks); `None` if an exit reaches a draw or a
-    /// loss instead.
+    /// (side `x` to move, `attacks` its men's attacks), `None` if an exit reaches a draw or a
+    /// loss instead; and whether `p` has an exit at all (one that is a legal move).
     #[inline(always)]
     fn longest_with_exits(
         &self,
@@ -3511,14 +3464,17 @@ impl<const N: usize> Core<'_, N> {
         attacks: &[Board64; N],
         x: usize,
         mut longest: u32,
-    ) -> Option<u32> {
-        let mut undecided = false;
+    ) -> (Option<u32>, bool) {
+        let (mut undecided, mut any) = (false, false);
         self.for_each_exit(p, attacks, x, |value| match value {
-            Value::Win(k) => longest = longest.max(k),
+            Value::Win(k) => {
+                any = true;
+                longest = longest.max(k);
+            }
             Value::Illegal => {}
-            _ => undecided = true,
+            _ => (any, undecided) = (true, true),
         });
-        (!undecided).then_some(longest)
+        ((!undecided).then_some(longest), any)
     }
 
     /// The code of `child` (side `y` to move), reached by man `moved` of the other side going
