@@ -14,6 +14,13 @@
 //! compression or saving, the same thread count) on the suite's measured tables, one fresh
 //! process per table. It reads the tables captures reach even then, so the 3–4-man tables are
 //! built and saved by `rtbgen` first, before the clock starts.
+//!
+//! The pawn suites build their table's smaller tables once (or take them from `--tables DIR`,
+//! linked, not copied) and time only the table itself. With `--syzygy-pawns PATH` and
+//! `--syzygy-tables DIR` Syzygy's `rtbgenp -g` (its build for tables with pawns) is timed on the
+//! same table, a run of each in turn, reading the WDL tables its captures and promotions reach
+//! from DIR: those take hours to build (110 of them for KPPvKP), so the bench does not build
+//! them.
 
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
@@ -106,6 +113,79 @@ impl Peer {
             .iter()
             .try_fold(0.0, |total, m| Ok(total + self.run(m, dir, false)?))
     }
+}
+
+/// The Syzygy generator's build for tables with pawns (`rtbgenp`), timed beside ours on the
+/// pawn suites.
+pub struct PawnPeer {
+    /// Its `rtbgenp` binary.
+    pub rtbgenp: PathBuf,
+    /// Where the Syzygy tables it reads (`RTBPATH`) are kept: at least the WDL files of every
+    /// table the measured table's captures and promotions reach.
+    pub tables: PathBuf,
+    /// The threads it is given (`-t`): as many as `retro gen` uses.
+    pub threads: usize,
+}
+
+impl PawnPeer {
+    /// Fails, before anything is timed, if its tables directory holds no WDL table at all.
+    fn check_tables(&self) -> Result<()> {
+        let dir = &self.tables;
+        let entries = std::fs::read_dir(dir)
+            .with_context(|| format!("reading the Syzygy tables directory {}", dir.display()))?;
+        let wdl = |e: std::io::Result<std::fs::DirEntry>| {
+            e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".rtbw"))
+        };
+        if !entries.into_iter().any(wdl) {
+            bail!(
+                "{} holds no Syzygy WDL tables (*.rtbw); build the tables the pawn table reaches there first",
+                dir.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Generates `material` without saving it (`-g`) in a scratch directory; the wall-clock
+    /// seconds.
+    fn time(&self, material: &Material) -> Result<f64> {
+        let scratch = tempfile::tempdir().context("making a scratch directory")?;
+        let mut command = Command::new(&self.rtbgenp);
+        command
+            .args(["-t", &self.threads.to_string(), "-g", &material.to_string()])
+            .current_dir(scratch.path())
+            .env("RTBPATH", &self.tables);
+        let what = format!(
+            "the Syzygy generator {} on {material} (its tables in {})",
+            self.rtbgenp.display(),
+            self.tables.display()
+        );
+        // A table it needs and does not find fails it, its message naming the table.
+        let (seconds, _) = run_timed(&mut command, &what)?;
+        Ok(seconds)
+    }
+}
+
+/// Links every table file of `from` but `measured`'s into `into`, so that a pawn suite starts
+/// from tables built before; `retro gen` checks each (the ones it reads whole) as it would its
+/// own.
+fn link_tables(from: &Path, into: &Path, measured: &str) -> Result<usize> {
+    let entries = std::fs::read_dir(from)
+        .with_context(|| format!("reading the directory {}", from.display()))?;
+    let mut linked = 0;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("reading the directory {}", from.display()))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.ends_with(".rtb") || name.starts_with(&format!("{measured}.")) {
+            continue;
+        }
+        let source = std::fs::canonicalize(entry.path())
+            .with_context(|| format!("finding {}", entry.path().display()))?;
+        std::os::unix::fs::symlink(&source, into.join(&*name))
+            .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
+        linked += 1;
+    }
+    Ok(linked)
 }
 
 /// The materials of at least three men the Syzygy generator takes among `materials`.
@@ -232,12 +312,21 @@ pub fn bench(
     verify_too: bool,
     as_json: bool,
     peer: Option<&Peer>,
+    pawn_peer: Option<&PawnPeer>,
+    tables: Option<&Path>,
 ) -> Result<ExitCode> {
     let suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
     } else {
         suites.to_vec()
     };
+    let pawn_suite = |s: &Suite| matches!(s, Suite::Krpkr | Suite::Kqpkq | Suite::Kppkp);
+    if (tables.is_some() || pawn_peer.is_some()) && !suites.iter().any(pawn_suite) {
+        bail!("--tables, --syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
+    }
+    if let Some(pawn_peer) = pawn_peer {
+        pawn_peer.check_tables()?;
+    }
     let board = Board::STANDARD;
     let machine = machine();
     if !as_json {
@@ -289,6 +378,12 @@ pub fn bench(
         .map(|name| name.parse::<Material>().map_err(|e| anyhow::anyhow!("{e}")))
         .transpose()?;
         if let Some(material) = pawn_table {
+            if let Some(from) = tables {
+                let linked = link_tables(from, kept.path(), &material.to_string())?;
+                if linked == 0 {
+                    bail!("{} holds no table files (*.rtb)", from.display());
+                }
+            }
             gen(&[material], kept.path())?;
             if verify_too {
                 verify(&[material], kept.path())?;
@@ -313,6 +408,9 @@ pub fn bench(
                         figures
                             .verify
                             .push(verify_measured(&[material], kept.path())?.seconds);
+                    }
+                    if let Some(pawn_peer) = pawn_peer {
+                        figures.peer.push(pawn_peer.time(&material)?);
                     }
                     continue;
                 }

@@ -229,6 +229,21 @@ enum Command {
         /// needs built and saved first.
         #[arg(long, value_name = "RTBGEN")]
         syzygy: Option<PathBuf>,
+        /// Time Syzygy's generator for tables with pawns beside `retro gen` in the pawn suites
+        /// (krpkr, kqpkq, kppkp): the path of its `rtbgenp` binary (`make rtbgenp` in src/),
+        /// run as `rtbgenp -g` on the suite's table. Needs --syzygy-tables.
+        #[arg(long, value_name = "RTBGENP", requires = "syzygy_tables")]
+        syzygy_pawns: Option<PathBuf>,
+        /// The directory of the Syzygy tables `rtbgenp` reads (its RTBPATH): at least the WDL
+        /// files of every table the pawn table's captures and promotions reach, built
+        /// beforehand (`rtbgen -w` and `rtbgenp -w`; hours for KPPvKP).
+        #[arg(long, value_name = "DIR", requires = "syzygy_pawns")]
+        syzygy_tables: Option<PathBuf>,
+        /// The pawn suites: take the smaller tables from this directory (linked, not copied;
+        /// checked as `retro gen` checks the files it keeps) instead of building them; any
+        /// missing are built.
+        #[arg(long, value_name = "DIR")]
+        tables: Option<PathBuf>,
     },
     /// The KRK strategy of Janičić, Marić and Maliković: verify it, check its lemmas, play it.
     Strategy {
@@ -626,13 +641,30 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             no_verify,
             json,
             syzygy,
+            syzygy_pawns,
+            syzygy_tables,
+            tables,
         } => {
             // `retro gen`, run by the bench, uses one thread per core; so does the peer.
-            let peer = syzygy.map(|rtbgen| bench::Peer {
-                rtbgen,
-                threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            });
-            bench::bench(&suites, runs, !no_verify, json, peer.as_ref())
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let peer = syzygy.map(|rtbgen| bench::Peer { rtbgen, threads });
+            let pawn_peer =
+                syzygy_pawns
+                    .zip(syzygy_tables)
+                    .map(|(rtbgenp, tables)| bench::PawnPeer {
+                        rtbgenp,
+                        tables,
+                        threads,
+                    });
+            bench::bench(
+                &suites,
+                runs,
+                !no_verify,
+                json,
+                peer.as_ref(),
+                pawn_peer.as_ref(),
+                tables.as_deref(),
+            )
         }
         Command::Verify {
             materials,

@@ -178,3 +178,53 @@ fn bench_reports_a_failing_syzygy_generator() {
     );
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
 }
+
+/// The pawn suites' flags: a clear error, before anything is built, for a directory without
+/// tables, a Syzygy tables directory without WDL files, a flag without its pair, or one given
+/// to a suite without pawns.
+#[cfg(unix)]
+#[test]
+fn bench_pawn_suite_flags_are_checked_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().to_str().unwrap();
+    let out = retro(&[
+        "bench",
+        "--suite",
+        "kppkp",
+        "--no-verify",
+        "--tables",
+        empty,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("holds no table files"),
+        "{}",
+        stderr_text(&out)
+    );
+    let log = dir.path().join("calls.txt");
+    let rtbgenp = fake_rtbgen(dir.path(), &log, "exit 0");
+    let rtbgenp = rtbgenp.to_str().unwrap();
+    let args = ["bench", "--suite", "kppkp", "--syzygy-pawns", rtbgenp];
+    let out = retro(&[&args[..], &["--syzygy-tables", empty]].concat());
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("holds no Syzygy WDL tables"),
+        "{}",
+        stderr_text(&out)
+    );
+    assert!(!log.exists(), "the peer ran");
+    let out = retro(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_text(&out).contains("--syzygy-tables"),
+        "{}",
+        stderr_text(&out)
+    );
+    let out = retro(&["bench", "--suite", "small", "--tables", empty]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("pawn suites"),
+        "{}",
+        stderr_text(&out)
+    );
+}
