@@ -168,10 +168,9 @@ impl PawnPeer {
 /// Links every table file of `from` but `measured`'s into `into`, so that a pawn suite starts
 /// from tables built before; `retro gen` checks each (the ones it reads whole) as it would its
 /// own.
-fn link_tables(from: &Path, into: &Path, measured: &str) -> Result<usize> {
+fn link_tables(from: &Path, into: &Path, measured: &str) -> Result<()> {
     let entries = std::fs::read_dir(from)
         .with_context(|| format!("reading the directory {}", from.display()))?;
-    let mut linked = 0;
     for entry in entries {
         let entry = entry.with_context(|| format!("reading the directory {}", from.display()))?;
         let name = entry.file_name();
@@ -183,9 +182,8 @@ fn link_tables(from: &Path, into: &Path, measured: &str) -> Result<usize> {
             .with_context(|| format!("finding {}", entry.path().display()))?;
         std::os::unix::fs::symlink(&source, into.join(&*name))
             .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
-        linked += 1;
     }
-    Ok(linked)
+    Ok(())
 }
 
 /// The materials of at least three men the Syzygy generator takes among `materials`.
@@ -327,6 +325,16 @@ pub fn bench(
     if let Some(pawn_peer) = pawn_peer {
         pawn_peer.check_tables()?;
     }
+    if let Some(from) = tables {
+        let entries = std::fs::read_dir(from)
+            .with_context(|| format!("reading the directory {}", from.display()))?;
+        if !entries
+            .into_iter()
+            .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".rtb")))
+        {
+            bail!("{} holds no table files (*.rtb)", from.display());
+        }
+    }
     let board = Board::STANDARD;
     let machine = machine();
     if !as_json {
@@ -379,10 +387,7 @@ pub fn bench(
         .transpose()?;
         if let Some(material) = pawn_table {
             if let Some(from) = tables {
-                let linked = link_tables(from, kept.path(), &material.to_string())?;
-                if linked == 0 {
-                    bail!("{} holds no table files (*.rtb)", from.display());
-                }
+                link_tables(from, kept.path(), &material.to_string())?;
             }
             gen(&[material], kept.path())?;
             if verify_too {
