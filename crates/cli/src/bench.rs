@@ -22,6 +22,7 @@
 //! from DIR: those take hours to build (110 of them for KPPvKP), so the bench does not build
 //! them.
 
+use crate::tables;
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
 use retro_rules::{Board, Piece, Side};
@@ -165,22 +166,18 @@ impl PawnPeer {
     }
 }
 
-/// Links every table file of `from` but `measured`'s into `into`, so that a pawn suite starts
-/// from tables built before; `retro gen` checks each (the ones it reads whole) as it would its
-/// own.
-fn link_tables(from: &Path, into: &Path, measured: &str) -> Result<()> {
-    let entries = std::fs::read_dir(from)
-        .with_context(|| format!("reading the directory {}", from.display()))?;
-    for entry in entries {
-        let entry = entry.with_context(|| format!("reading the directory {}", from.display()))?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if !name.ends_with(".rtb") || name.starts_with(&format!("{measured}.")) {
+/// Links the tables of `from` for `board` ([`tables::tables_in`]) but `measured`'s into `into`,
+/// so that a pawn suite starts from tables built before; `retro gen` checks each (the ones it
+/// reads whole) as it would its own.
+fn link_tables(from: &Path, into: &Path, board: Board, measured: Material) -> Result<()> {
+    for material in tables::tables_in(from, board)? {
+        if material == measured {
             continue;
         }
-        let source = std::fs::canonicalize(entry.path())
-            .with_context(|| format!("finding {}", entry.path().display()))?;
-        std::os::unix::fs::symlink(&source, into.join(&*name))
+        let name = retro_format::file_name(&material.to_string(), board.files(), board.ranks());
+        let source = std::fs::canonicalize(from.join(&name))
+            .with_context(|| format!("finding {}", from.join(&name).display()))?;
+        std::os::unix::fs::symlink(&source, into.join(&name))
             .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
     }
     Ok(())
@@ -325,17 +322,12 @@ pub fn bench(
     if let Some(pawn_peer) = pawn_peer {
         pawn_peer.check_tables()?;
     }
+    let board = Board::STANDARD;
     if let Some(from) = tables {
-        let entries = std::fs::read_dir(from)
-            .with_context(|| format!("reading the directory {}", from.display()))?;
-        if !entries
-            .into_iter()
-            .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".rtb")))
-        {
-            bail!("{} holds no table files (*.rtb)", from.display());
+        if tables::tables_in(from, board)?.is_empty() {
+            bail!("{} holds no table files (*.{board}.rtb)", from.display());
         }
     }
-    let board = Board::STANDARD;
     let machine = machine();
     if !as_json {
         println!("retro bench — {machine}; release build; wall-clock seconds of fresh processes; peak resident memory of the gen process");
@@ -387,7 +379,7 @@ pub fn bench(
         .transpose()?;
         if let Some(material) = pawn_table {
             if let Some(from) = tables {
-                link_tables(from, kept.path(), &material.to_string())?;
+                link_tables(from, kept.path(), board, material)?;
             }
             gen(&[material], kept.path())?;
             if verify_too {

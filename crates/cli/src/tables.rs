@@ -241,7 +241,7 @@ pub fn probe(
 }
 
 /// The canonical materials of the tables in `dir` for `board`.
-fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
+pub(crate) fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
     let suffix = format!(".{board}.rtb");
     let mut found = Vec::new();
     let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
