@@ -48,6 +48,9 @@ pub enum Suite {
     Kqpkq,
     /// KPPvKP (pawns of both sides: en passant), its other tables built once.
     Kppkp,
+    /// Packed tables: sizes by class, packing time and memory, probe times warm and cold
+    /// (the raw tables of `--tables DIR`, else the 36 of up to 4 men built first).
+    Pack,
 }
 
 impl Suite {
@@ -60,6 +63,7 @@ impl Suite {
             Suite::Krpkr => "KRPvKR, the tables its captures and promotions reach already built (and verified)",
             Suite::Kqpkq => "KQPvKQ, the tables its captures and promotions reach already built (and verified)",
             Suite::Kppkp => "KPPvKP, the tables its captures and promotions reach already built (and verified)",
+            Suite::Pack => "packed tables: sizes, packing time, probe times",
         }
     }
 }
@@ -174,10 +178,12 @@ fn link_tables(from: &Path, into: &Path, board: Board, measured: Material) -> Re
         if material == measured {
             continue;
         }
-        let name = retro_format::file_name(&material.to_string(), board.files(), board.ranks());
-        let source = std::fs::canonicalize(from.join(&name))
-            .with_context(|| format!("finding {}", from.join(&name).display()))?;
-        std::os::unix::fs::symlink(&source, into.join(&name))
+        let path =
+            retro_format::table_path(from, &material.to_string(), board.files(), board.ranks());
+        let source =
+            std::fs::canonicalize(&path).with_context(|| format!("finding {}", path.display()))?;
+        let name = path.file_name().expect("a table file's name");
+        std::os::unix::fs::symlink(&source, into.join(name))
             .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
     }
     Ok(())
@@ -301,6 +307,7 @@ fn spread(times: &[f64]) -> (f64, f64, f64) {
     )
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn bench(
     suites: &[Suite],
     runs: u32,
@@ -309,15 +316,19 @@ pub fn bench(
     peer: Option<&Peer>,
     pawn_peer: Option<&PawnPeer>,
     tables: Option<&Path>,
+    probes: usize,
 ) -> Result<ExitCode> {
-    let suites: Vec<Suite> = if suites.is_empty() {
+    let mut suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
     } else {
         suites.to_vec()
     };
     let pawn_suite = |s: &Suite| matches!(s, Suite::Krpkr | Suite::Kqpkq | Suite::Kppkp);
-    if (tables.is_some() || pawn_peer.is_some()) && !suites.iter().any(pawn_suite) {
-        bail!("--tables, --syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
+    if pawn_peer.is_some() && !suites.iter().any(pawn_suite) {
+        bail!("--syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
+    }
+    if tables.is_some() && !suites.iter().any(|s| pawn_suite(s) || *s == Suite::Pack) {
+        bail!("--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack suite only");
     }
     if let Some(pawn_peer) = pawn_peer {
         pawn_peer.check_tables()?;
@@ -329,6 +340,24 @@ pub fn bench(
         }
     }
     let machine = machine();
+    let mut results = Vec::new();
+    if suites.contains(&Suite::Pack) {
+        suites.retain(|s| *s != Suite::Pack);
+        results.push(crate::bench_pack::pack_suite(
+            tables, probes, as_json, &machine,
+        )?);
+        if suites.is_empty() {
+            if as_json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(
+                        &json!({ "machine": machine, "board": board.to_string(), "results": results })
+                    )?
+                );
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
     if !as_json {
         println!("retro bench — {machine}; release build; wall-clock seconds of fresh processes; peak resident memory of the gen process");
         println!(
@@ -356,7 +385,6 @@ pub fn bench(
             peer.run(&m, peer_kept.path(), true)?;
         }
     }
-    let mut results = Vec::new();
     for suite in suites {
         let runs = if suite == Suite::Five { 1 } else { runs.max(1) };
         let mut figures = Figures {
@@ -411,6 +439,7 @@ pub fn bench(
                     }
                     continue;
                 }
+                Suite::Pack => unreachable!("the pack suite runs apart, above"),
                 Suite::Small => (Vec::new(), small.clone()),
                 Suite::Krbkr => {
                     let krbkr = Material::from_men(&[

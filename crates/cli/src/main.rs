@@ -5,8 +5,10 @@
 
 mod bdd;
 mod bench;
+mod bench_pack;
 mod freeze;
 mod oracle;
+mod pack;
 mod show;
 mod strategy;
 mod tables;
@@ -83,7 +85,15 @@ enum Command {
         /// No progress bars.
         #[arg(long)]
         quiet: bool,
+        /// Leave every table of the run packed (`MATERIAL.FxR.rtbz`, as `retro pack` writes
+        /// them): each built or kept raw table is packed and its raw file removed.
+        #[arg(long)]
+        pack: bool,
     },
+    /// Pack raw tables into compressed files (`MATERIAL.FxR.rtbz`) that every command reads
+    /// as it reads raw ones: the same values, a probe decoding one small block. Each packed
+    /// file is decoded back and compared with its raw table before it is kept.
+    Pack(pack::PackArgs),
     /// The value of a position from the tables, and every legal move with the value it leads
     /// to, best first.
     Probe {
@@ -124,6 +134,9 @@ enum Command {
         /// Load test: seconds.
         #[arg(long, default_value = "10")]
         seconds: u64,
+        /// The cache of decoded blocks of packed tables, in MiB per board served.
+        #[arg(long, default_value = "64")]
+        cache_mib: u64,
     },
     /// Oracles: proof certificates that a position is won or not lost, built, checked from the
     /// natural model alone, and played.
@@ -241,9 +254,13 @@ enum Command {
         syzygy_tables: Option<PathBuf>,
         /// The pawn suites: take the smaller tables from this directory (linked, not copied;
         /// checked as `retro gen` checks the files it keeps) instead of building them; any
-        /// missing are built.
+        /// missing are built. The pack suite: pack the raw tables of this directory (into a
+        /// scratch directory; the files here are only read).
         #[arg(long, value_name = "DIR")]
         tables: Option<PathBuf>,
+        /// The pack suite: random positions probed.
+        #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u32).range(100..=10_000_000))]
+        probes: u32,
     },
     /// The KRK strategy of Janičić, Marić and Maliković: verify it, check its lemmas, play it.
     Strategy {
@@ -517,21 +534,25 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
     match command {
         Command::Show { fen, json } => show::show(&fen, json),
         Command::Freeze(args) => freeze::freeze(args),
+        Command::Pack(args) => pack::pack(args),
         Command::Serve {
             dir,
             addr,
             load_test,
             clients,
             seconds,
+            cache_mib,
         } => {
             let dir = tables::tables_dir(dir);
+            let state = retro_server::AppState::new(dir.clone())
+                .with_cache_bytes(cache_mib.saturating_mul(1 << 20));
             if load_test {
                 return serve_load_test(&dir, usize::from(clients), seconds);
             }
             let runtime =
                 tokio::runtime::Runtime::new().context("starting the server's runtime")?;
             runtime
-                .block_on(retro_server::serve(addr, dir.clone(), true, |bound| {
+                .block_on(retro_server::serve(addr, state, true, |bound| {
                     println!(
                         "serving the tables in {} on http://{bound}/ (Ctrl-C stops)",
                         dir.display()
@@ -560,6 +581,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             dir,
             core,
             quiet,
+            pack,
         } => tables::gen(
             &materials,
             up_to.map(|men| (men, !pawnless)),
@@ -567,6 +589,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             dir,
             core.into(),
             quiet,
+            pack,
         ),
         Command::Probe {
             fen,
@@ -644,6 +667,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             syzygy_pawns,
             syzygy_tables,
             tables,
+            probes,
         } => {
             // `retro gen`, run by the bench, uses one thread per core; so does the peer.
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -664,6 +688,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 peer.as_ref(),
                 pawn_peer.as_ref(),
                 tables.as_deref(),
+                probes as usize,
             )
         }
         Command::Verify {
@@ -845,7 +870,7 @@ fn serve_load_test(dir: &std::path::Path, clients: usize, seconds: u64) -> Resul
         };
         let _ = runtime.block_on(retro_server::serve(
             "127.0.0.1:0".parse().expect("an address"),
-            served,
+            retro_server::AppState::new(served),
             false,
             move |addr| {
                 let _ = tx.send(addr);

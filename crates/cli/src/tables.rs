@@ -102,8 +102,17 @@ impl Observer for Bars {
                 (report.seconds - report.init_seconds - report.retrograde_seconds).max(0.0)
             )
         };
+        let packed = report.packed.as_ref().map_or(String::new(), |p| {
+            format!(
+                "; packed {} -> {} ({:.1}x) in {:.2} s",
+                crate::pack::human_bytes(p.raw_bytes),
+                crate::pack::human_bytes(p.packed_bytes),
+                p.raw_bytes as f64 / p.packed_bytes.max(1) as f64,
+                p.seconds
+            )
+        });
         let line = format!(
-            "{:>14}  {what}; longest mate {} plies; {} entries per side; {}",
+            "{:>14}  {what}{packed}; longest mate {} plies; {} entries per side; {}",
             report.material.to_string(),
             report.max_plies,
             report.entries_per_side,
@@ -141,6 +150,7 @@ pub fn gen(
     dir: Option<PathBuf>,
     core: retro_gen::Core,
     quiet: bool,
+    pack: bool,
 ) -> Result<ExitCode> {
     let mut materials = parse_materials(materials)?;
     if let Some((men, pawns)) = up_to {
@@ -162,7 +172,9 @@ pub fn gen(
         }
     }
     let dir = tables_dir(dir);
-    let builder = Builder::new(board, &dir).with_core(core);
+    let builder = Builder::new(board, &dir)
+        .with_core(core)
+        .with_pack(pack.then(retro_format::PackOptions::default));
     let bars = Bars::new(quiet);
     let start = std::time::Instant::now();
     let reports = builder
@@ -240,20 +252,17 @@ pub fn probe(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The canonical materials of the tables in `dir` for `board`.
+/// The canonical materials of the tables in `dir` for `board`, raw or packed (a table in both
+/// forms once), smallest first.
 pub(crate) fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
-    let suffix = format!(".{board}.rtb");
-    let mut found = Vec::new();
-    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
-    for entry in entries {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if let Some(material) = name.strip_suffix(&suffix) {
-            if let Ok(m) = Material::parse(material) {
-                found.push(m);
-            }
-        }
-    }
+    let mut found: Vec<Material> = retro_format::table_names(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .into_iter()
+        .filter(|t| (t.files, t.ranks) == (board.files(), board.ranks()))
+        .filter_map(|t| Material::parse(&t.material).ok())
+        .collect();
     found.sort_by_key(|m| (m.len(), m.to_string()));
+    found.dedup();
     Ok(found)
 }
 

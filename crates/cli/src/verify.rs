@@ -13,19 +13,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// The categories of the tables in `dir` for `board`.
-fn tables_in(dir: &std::path::Path, board: Board) -> Result<Vec<String>> {
-    let suffix = format!(".{board}.rtb");
-    let mut names = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if let Some(material) = name.strip_suffix(&suffix) {
-            names.push(material.to_string());
-        }
-    }
-    Ok(names)
-}
-
 /// What checking a list of tables found.
 pub struct Checked {
     /// Tables checked.
@@ -124,7 +111,10 @@ pub fn verify(
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
     let names = if materials.is_empty() {
-        tables_in(&dir, board)?
+        crate::tables::tables_in(&dir, board)?
+            .iter()
+            .map(|m| m.to_string())
+            .collect()
     } else {
         materials.to_vec()
     };

@@ -5,22 +5,11 @@ mod common;
 
 use common::{retro_with_tables, stderr_text, stdout_text};
 
-/// KRvK with the rook kept to the a- and b-files: White still mates.
-const ROOK_ON_TWO_FILES: &str = r#"
-title = "KRvK, the rook on the a- and b-files"
-fen = "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
-
-[[man]]
-on = "b2"
-squares = ["a1-b8"]
-elsewhere = "loss"
-"#;
-
 #[test]
 fn a_problem_is_solved_saved_and_exported() {
     let dir = tempfile::tempdir().unwrap();
     let problem = dir.path().join("rook.toml");
-    std::fs::write(&problem, ROOK_ON_TWO_FILES).unwrap();
+    std::fs::write(&problem, common::ROOK_ON_TWO_FILES).unwrap();
     let problem = problem.to_str().unwrap();
     let tables = dir.path().join("tables");
     let save = dir.path().join("saved");

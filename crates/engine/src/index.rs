@@ -220,6 +220,20 @@ impl Indexer {
         self.placements
     }
 
+    /// The radices of the index's digits, most significant first: the en-passant code (where
+    /// the material has one), the king pair, then each group of identical men (`C(domain,
+    /// count)`). Their product is [`Indexer::size`]; a packed table may order its entries by
+    /// any ranking of them.
+    pub fn digit_radices(&self) -> Vec<u64> {
+        let mut radices = Vec::with_capacity(self.groups.len() + 2);
+        if self.ep_codes > 1 {
+            radices.push(self.ep_codes);
+        }
+        radices.push(self.pairs.len() as u64);
+        radices.extend(self.groups.iter().map(|g| g.radix));
+        radices
+    }
+
     /// The number of canonical king pairs.
     pub fn king_pairs(&self) -> usize {
         self.pairs.len()
@@ -721,6 +735,21 @@ fn binomial(n: u64, k: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_digits_number_every_index() {
+        let geo = Geometry::new(retro_rules::Board::STANDARD);
+        for (name, radices) in [
+            ("KRvK", vec![462, 64]),
+            ("KRBvKB", vec![462, 64, 64, 64]),
+            ("KNNvK", vec![462, 2016]),
+            ("KPPvKP", vec![3, 1806, 1128, 48]),
+        ] {
+            let indexer = Indexer::new(&geo, name.parse().unwrap()).unwrap();
+            assert_eq!(indexer.digit_radices(), radices, "{name}");
+            assert_eq!(radices.iter().product::<u64>(), indexer.size(), "{name}");
+        }
+    }
     use retro_rules::Board;
 
     #[test]

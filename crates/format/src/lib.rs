@@ -1,7 +1,9 @@
 //! # retro-format — the endgame table file
 //!
 //! Owns: the on-disk layout of one table (one material, one board, both sides to move), its
-//! value encoding, the atomic writer and the checked, memory-mapped reader.
+//! value encoding, the atomic writer and the checked, memory-mapped reader of raw tables (this
+//! module); packed tables, the same values compressed in blocks ([`packed`]); file names and
+//! atomic writes ([`files`]); oracle files ([`oracle`]).
 //! Must never: depend on the engine or the generator — `retro-verify` reads tables through this
 //! crate alone, and computes positions' offsets from the documented index scheme itself.
 //!
@@ -41,9 +43,15 @@
 //! canonical image of the position (see that module for the exact definition), with the king
 //! pairs, symmetry group and combinatorial digits it describes.
 
+pub mod files;
 pub mod oracle;
+pub mod packed;
 
-use std::fs::{self, File};
+use files::TempFile;
+pub use files::{file_name, is_packed_path, table_names, table_path, TableName};
+pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
+
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -176,6 +184,20 @@ pub enum FormatError {
         /// The path.
         path: PathBuf,
     },
+    /// A block of a packed table fails its checksum or does not decode to its entries.
+    #[error("{}: block {block} of {material} ({side} to move) is damaged: {what}; the table is refused", path.display())]
+    CorruptBlock {
+        /// The path.
+        path: PathBuf,
+        /// The material.
+        material: String,
+        /// The side to move whose block it is.
+        side: &'static str,
+        /// The block's number within its side.
+        block: u64,
+        /// What is wrong.
+        what: String,
+    },
     /// An index beyond the table.
     #[error("index {index} is beyond the {entries} entries of {material}")]
     IndexOutOfRange {
@@ -211,10 +233,33 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> FormatError + '_ {
     }
 }
 
-/// The file name of the table of `material` (e.g. `KRvK`) on a `files × ranks` board:
-/// `KRvK.8x8.rtb`.
-pub fn file_name(material: &str, files: u8, ranks: u8) -> String {
-    format!("{material}.{files}x{ranks}.rtb")
+/// The error for a file shorter than the smallest header: a foreign file if its first eight
+/// bytes are not `magic`, else a truncated one.
+fn short_file(
+    file: &File,
+    path: &Path,
+    length: u64,
+    minimum: usize,
+    magic: &[u8; 8],
+) -> FormatError {
+    if length >= 8 {
+        use std::os::unix::fs::FileExt;
+        let mut first = [0u8; 8];
+        match file.read_exact_at(&mut first, 0) {
+            Err(e) => return io_error(path)(e),
+            Ok(()) if &first != magic => {
+                return FormatError::BadMagic {
+                    path: path.to_path_buf(),
+                }
+            }
+            Ok(()) => {}
+        }
+    }
+    FormatError::WrongLength {
+        path: path.to_path_buf(),
+        expected: minimum as u64,
+        found: length,
+    }
 }
 
 /// The smallest value width holding every code up to `2 + max_plies`.
@@ -298,12 +343,10 @@ pub fn write_table(path: &Path, header: &Header, body: &[u8]) -> Result<(), Form
 /// unfinished, it removes the temporary file and leaves any previous file untouched.
 pub struct TableWriter {
     path: PathBuf,
-    temp: PathBuf,
-    file: File,
+    temp: TempFile,
     header: Header,
     header_length: u64,
     body_length: u64,
-    finished: bool,
 }
 
 impl TableWriter {
@@ -317,36 +360,17 @@ impl TableWriter {
                 what: "impossible size".into(),
             })?;
         let header_length = header_bytes(header, &[0; HASH_LEN]).len() as u64;
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(io_error(dir))?;
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("table");
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let serial = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temp = dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()));
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)
-            .map_err(io_error(&temp))?;
-        let writer = TableWriter {
+        let temp = TempFile::beside(path)?;
+        temp.file()
+            .set_len(header_length + body_length)
+            .map_err(io_error(temp.path()))?;
+        Ok(TableWriter {
             path: path.to_path_buf(),
             temp,
-            file,
             header: header.clone(),
             header_length,
             body_length,
-            finished: false,
-        };
-        writer
-            .file
-            .set_len(header_length + body_length)
-            .map_err(io_error(&writer.temp))?;
-        Ok(writer)
+        })
     }
 
     /// Writes `bytes` into the body at byte `offset` (entries of White to move first, then of
@@ -361,55 +385,141 @@ impl TableWriter {
                 found: end.unwrap_or(u64::MAX),
             });
         }
-        self.file
+        self.temp
+            .file()
             .write_all_at(bytes, self.header_length + offset)
-            .map_err(io_error(&self.temp))
+            .map_err(io_error(self.temp.path()))
     }
 
     /// Hashes the body, writes the header, flushes the file and renames it into place.
-    pub fn finish(mut self) -> Result<(), FormatError> {
+    pub fn finish(self) -> Result<(), FormatError> {
         use std::os::unix::fs::FileExt;
+        let file = self.temp.file();
         // SAFETY: the temporary file is this writer's own; nothing writes it while it is mapped.
         #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&self.file) }.map_err(io_error(&self.temp))?;
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(io_error(self.temp.path()))?;
         let mut hasher = blake3::Hasher::new();
         hasher.update_rayon(&map[self.header_length as usize..]);
         drop(map);
         let head = header_bytes(&self.header, hasher.finalize().as_bytes());
-        self.file
-            .write_all_at(&head, 0)
-            .map_err(io_error(&self.temp))?;
-        self.file.sync_all().map_err(io_error(&self.temp))?;
-        fs::rename(&self.temp, &self.path).map_err(io_error(&self.path))?;
-        self.finished = true;
-        Ok(())
+        file.write_all_at(&head, 0)
+            .map_err(io_error(self.temp.path()))?;
+        file.sync_all().map_err(io_error(self.temp.path()))?;
+        self.temp.persist(&self.path)
     }
 }
 
-impl Drop for TableWriter {
-    fn drop(&mut self) {
-        if !self.finished {
-            let _ = fs::remove_file(&self.temp);
-        }
-    }
-}
-
-/// A table opened for reading: header checked, body memory-mapped, body checksum verified
-/// (unless opened with [`Table::open_body_unchecked`]).
+/// A table opened for reading, whole: a raw file memory-mapped, or a packed file decoded into
+/// memory (the same body either way). Header checked, body checksum verified unless opened with
+/// [`Table::open_body_unchecked`]. For reading a few values of a packed file without decoding
+/// it whole, see [`PackedTable`].
 #[derive(Debug)]
 pub struct Table {
     path: PathBuf,
     header: Header,
-    map: memmap2::Mmap,
-    body_start: usize,
+    body_hash: [u8; 32],
+    storage: Storage,
+}
+
+/// Where a [`Table`]'s body lies.
+#[derive(Debug)]
+enum Storage {
+    /// A raw file, mapped; the body starts at this offset.
+    Mapped(memmap2::Mmap, usize),
+    /// A packed file's body, decoded; the file's size beside it.
+    Decoded(Vec<u8>, u64),
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
 }
 
+/// Maps a table file, raw or packed, and reads the header fields both layouts share: the magic
+/// bytes, the layout's version, the header length (a multiple of 8, within the file), the
+/// header's blake3 checksum in its last 32 bytes, the board, value width, symmetries, index
+/// scheme, entries per side and longest depth at offsets 16–35, and the material's name, its
+/// length at offset 36 and its text at `name_at`. The rest is the caller's to check.
+fn map_header(
+    file: &File,
+    path: &Path,
+    magic: &[u8; 8],
+    version: u32,
+    name_at: usize,
+) -> Result<(memmap2::Mmap, Header, usize), FormatError> {
+    let length = file.metadata().map_err(io_error(path))?.len();
+    let corrupt = |what: &str| FormatError::CorruptHeader {
+        path: path.to_path_buf(),
+        what: what.to_string(),
+    };
+    if length < (name_at + HASH_LEN) as u64 {
+        return Err(short_file(file, path, length, name_at + HASH_LEN, magic));
+    }
+    // SAFETY: the file is mapped read-only. Tables are only ever replaced by renaming a new
+    // file over the old one, which leaves this mapping's inode intact; a process truncating
+    // the file in place would break the mapping, which is outside this program's contract.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(io_error(path))?;
+    let bytes = &map[..];
+    if &bytes[..8] != magic {
+        return Err(FormatError::BadMagic {
+            path: path.to_path_buf(),
+        });
+    }
+    let found = read_u32(bytes, 8);
+    if found != version {
+        return Err(FormatError::UnsupportedVersion {
+            path: path.to_path_buf(),
+            found,
+        });
+    }
+    let header_length = read_u32(bytes, 12) as usize;
+    if header_length < name_at + HASH_LEN || header_length as u64 > length || header_length % 8 != 0
+    {
+        return Err(corrupt("impossible header length"));
+    }
+    let stored = &bytes[header_length - HASH_LEN..header_length];
+    if blake3::hash(&bytes[..header_length - HASH_LEN]).as_bytes() != stored {
+        return Err(corrupt("header checksum mismatch"));
+    }
+    let name_length = usize::from(u16::from_le_bytes([bytes[36], bytes[37]]));
+    if name_at + name_length > header_length - HASH_LEN {
+        return Err(corrupt("material name overruns the header"));
+    }
+    let material = std::str::from_utf8(&bytes[name_at..name_at + name_length])
+        .map_err(|_| corrupt("material name is not text"))?
+        .to_string();
+    let header = Header {
+        files: bytes[16],
+        ranks: bytes[17],
+        value_width: bytes[18],
+        symmetries: bytes[19],
+        index_scheme: read_u32(bytes, 20),
+        entries_per_side: u64::from_le_bytes(bytes[24..32].try_into().expect("eight bytes")),
+        max_plies: read_u32(bytes, 32),
+        material,
+    };
+    if !matches!(header.value_width, 1 | 2) {
+        return Err(corrupt("value width is neither 1 nor 2"));
+    }
+    Ok((map, header, header_length))
+}
+
+/// The first eight bytes of a file, if it has that many.
+fn first_bytes(path: &Path) -> Result<Option<[u8; 8]>, FormatError> {
+    use std::io::Read;
+    let mut file = File::open(path).map_err(io_error(path))?;
+    let mut first = [0u8; 8];
+    match file.read_exact(&mut first) {
+        Ok(()) => Ok(Some(first)),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
 impl Table {
-    /// Opens `path`, checking magic, version, header checksum, length and body checksum.
+    /// Opens `path`, raw or packed (told apart by their magic bytes), checking magic, version,
+    /// header checksum, length and body checksum (a packed file is decoded whole, each block
+    /// against its checksum, and the decoded body against the value stream's hash).
     pub fn open(path: &Path) -> Result<Table, FormatError> {
         let table = Table::open_body_unchecked(path)?;
         table.check_body()?;
@@ -428,86 +538,40 @@ impl Table {
         Ok(())
     }
 
+    /// A table decoded from a packed file.
+    pub(crate) fn from_decoded(
+        path: PathBuf,
+        header: Header,
+        body_hash: [u8; 32],
+        body: Vec<u8>,
+        file_bytes: u64,
+    ) -> Table {
+        Table {
+            path,
+            header,
+            body_hash,
+            storage: Storage::Decoded(body, file_bytes),
+        }
+    }
+
     /// Opens `path` as [`Table::open`] does but without reading the body through: magic,
     /// version, header checksum and length are checked, the body checksum is not (for a file
     /// whose body was checked before, with the same checksum in its header, or that will not
-    /// be read).
+    /// be read). A packed file is still decoded whole, each block checked against its own
+    /// checksum; to read only its header, use [`read_header`].
     pub fn open_body_unchecked(path: &Path) -> Result<Table, FormatError> {
+        if first_bytes(path)? == Some(packed::PACKED_MAGIC) {
+            return PackedTable::open(path)?.to_table_unchecked();
+        }
         let file = File::open(path).map_err(io_error(path))?;
-        let length = file.metadata().map_err(io_error(path))?.len();
+        let (map, header, header_length) =
+            map_header(&file, path, &MAGIC, FORMAT_VERSION, FIXED_HEADER)?;
+        let bytes = &map[..];
+        let length = bytes.len() as u64;
         let corrupt = |what: &str| FormatError::CorruptHeader {
             path: path.to_path_buf(),
             what: what.to_string(),
         };
-        if length < FIXED_HEADER as u64 + HASH_LEN as u64 {
-            if length >= 8 {
-                // Long enough to tell a foreign file from a truncated one.
-                let mut magic = [0u8; 8];
-                use std::io::Read;
-                File::open(path)
-                    .and_then(|mut f| f.read_exact(&mut magic))
-                    .map_err(io_error(path))?;
-                if magic != MAGIC {
-                    return Err(FormatError::BadMagic {
-                        path: path.to_path_buf(),
-                    });
-                }
-            }
-            return Err(FormatError::WrongLength {
-                path: path.to_path_buf(),
-                expected: (FIXED_HEADER + HASH_LEN) as u64,
-                found: length,
-            });
-        }
-        // SAFETY: the file is mapped read-only. Tables are only ever replaced by renaming a new
-        // file over the old one, which leaves this mapping's inode intact; a process truncating
-        // the file in place would break the mapping, which is outside this program's contract.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io_error(path))?;
-        let bytes = &map[..];
-        if bytes[..8] != MAGIC {
-            return Err(FormatError::BadMagic {
-                path: path.to_path_buf(),
-            });
-        }
-        let version = read_u32(bytes, 8);
-        if version != FORMAT_VERSION {
-            return Err(FormatError::UnsupportedVersion {
-                path: path.to_path_buf(),
-                found: version,
-            });
-        }
-        let header_length = read_u32(bytes, 12) as usize;
-        if header_length < FIXED_HEADER + HASH_LEN
-            || header_length as u64 > length
-            || header_length % 8 != 0
-        {
-            return Err(corrupt("impossible header length"));
-        }
-        let stored = &bytes[header_length - HASH_LEN..header_length];
-        if blake3::hash(&bytes[..header_length - HASH_LEN]).as_bytes() != stored {
-            return Err(corrupt("header checksum mismatch"));
-        }
-        let name_length = usize::from(u16::from_le_bytes([bytes[36], bytes[37]]));
-        if FIXED_HEADER + name_length > header_length - HASH_LEN {
-            return Err(corrupt("material name overruns the header"));
-        }
-        let material = std::str::from_utf8(&bytes[FIXED_HEADER..FIXED_HEADER + name_length])
-            .map_err(|_| corrupt("material name is not text"))?
-            .to_string();
-        let header = Header {
-            files: bytes[16],
-            ranks: bytes[17],
-            value_width: bytes[18],
-            symmetries: bytes[19],
-            index_scheme: read_u32(bytes, 20),
-            entries_per_side: u64::from_le_bytes(bytes[24..32].try_into().expect("eight bytes")),
-            max_plies: read_u32(bytes, 32),
-            material,
-        };
-        if !matches!(header.value_width, 1 | 2) {
-            return Err(corrupt("value width is neither 1 nor 2"));
-        }
         let expected = (header.entries_per_side)
             .checked_mul(2 * u64::from(header.value_width))
             .and_then(|body| body.checked_add(header_length as u64))
@@ -519,11 +583,12 @@ impl Table {
                 found: length,
             });
         }
+        let body_hash = bytes[40..72].try_into().expect("32 bytes");
         Ok(Table {
             path: path.to_path_buf(),
             header,
-            map,
-            body_start: header_length,
+            body_hash,
+            storage: Storage::Mapped(map, header_length),
         })
     }
 
@@ -532,9 +597,23 @@ impl Table {
         &self.header
     }
 
-    /// The blake3 hash of the body, as the header records it (checked by [`Table::open`]).
+    /// The blake3 hash of the body, as the header records it (checked by [`Table::open`]); for
+    /// a packed file, the value stream's hash, which is the raw file's body hash.
     pub fn body_hash(&self) -> [u8; 32] {
-        self.map[40..72].try_into().expect("32 bytes")
+        self.body_hash
+    }
+
+    /// Whether the table was read from a packed file.
+    pub fn is_packed(&self) -> bool {
+        matches!(self.storage, Storage::Decoded(..))
+    }
+
+    /// The size of the file it was read from, in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        match &self.storage {
+            Storage::Mapped(map, _) => map.len() as u64,
+            Storage::Decoded(_, bytes) => *bytes,
+        }
     }
 
     /// The path it was opened from.
@@ -558,20 +637,17 @@ impl Table {
             entries + index
         };
         let width = usize::from(self.header.value_width);
-        let at = self.body_start + slot as usize * width;
-        Ok(match width {
-            1 => u32::from(self.map[at]),
-            _ => u32::from(u16::from_le_bytes([self.map[at], self.map[at + 1]])),
-        })
+        let at = slot as usize * width;
+        Ok(packed::entry_code(&self.body()[at..at + width]))
     }
 
     /// The entry codes of one side to move, for reading many entries.
     pub fn codes(&self, white_to_move: bool) -> Codes<'_> {
         let width = usize::from(self.header.value_width);
         let half = self.header.entries_per_side as usize * width;
-        let start = self.body_start + if white_to_move { 0 } else { half };
+        let start = if white_to_move { 0 } else { half };
         Codes {
-            bytes: &self.map[start..start + half],
+            bytes: &self.body()[start..start + half],
             wide: width == 2,
         }
     }
@@ -583,8 +659,22 @@ impl Table {
 
     /// The raw body: `2 × entries_per_side` entries of `value_width` bytes.
     pub fn body(&self) -> &[u8] {
-        &self.map[self.body_start..]
+        match &self.storage {
+            Storage::Mapped(map, start) => &map[*start..],
+            Storage::Decoded(body, _) => body,
+        }
     }
+}
+
+/// The header and body hash of a table file, raw or packed, read without its body: magic,
+/// version, header checksum and length are checked (and a packed file's directory).
+pub fn read_header(path: &Path) -> Result<(Header, [u8; 32]), FormatError> {
+    if first_bytes(path)? == Some(packed::PACKED_MAGIC) {
+        let packed = PackedTable::open(path)?;
+        return Ok((packed.header().clone(), packed.stream_hash()));
+    }
+    let table = Table::open_body_unchecked(path)?;
+    Ok((table.header, table.body_hash))
 }
 
 /// The entry codes of one side to move of a [`Table`].
@@ -629,8 +719,10 @@ impl Codes<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
-    fn header(entries: u64, width: u8) -> Header {
+    /// The header of a small test table of KRvK on 8×8.
+    pub(crate) fn header(entries: u64, width: u8) -> Header {
         Header {
             files: 8,
             ranks: 8,

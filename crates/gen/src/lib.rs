@@ -168,6 +168,9 @@ pub struct BuildReport {
     pub depths: u32,
     /// The core that built it (`None` when an existing file was kept).
     pub core: Option<Core>,
+    /// The packing of the raw file this run did ([`Builder::with_pack`]), if any; `path` is
+    /// then the packed file.
+    pub packed: Option<retro_format::PackReport>,
 }
 
 /// Which retrograde core builds a table.
@@ -189,6 +192,8 @@ pub struct Builder {
     /// How the fast core spends its work byte; tests take many watch codes to leave few
     /// depths (so it builds again without), or rebase every few depths.
     tuning: fast::Tuning,
+    /// Whether (and how) every table of a run ends up packed, its raw file removed.
+    pack: Option<retro_format::PackOptions>,
 }
 
 impl Builder {
@@ -199,7 +204,16 @@ impl Builder {
             dir: dir.into(),
             core: Core::Fast,
             tuning: fast::Tuning::default(),
+            pack: None,
         }
+    }
+
+    /// The same builder leaving every table of a run packed (`MATERIAL.FxR.rtbz`): each table
+    /// it builds, and each raw table it keeps, is packed right after and its raw file removed.
+    /// The larger tables of the run read the packed ones.
+    pub fn with_pack(mut self, options: Option<retro_format::PackOptions>) -> Builder {
+        self.pack = options;
+        self
     }
 
     /// The same builder with the retrograde core `core`.
@@ -213,14 +227,68 @@ impl Builder {
         self.geo.board()
     }
 
-    /// The file of `material`'s table (canonical material).
+    /// The file of `material`'s table (canonical material): the raw file if there is one,
+    /// else the packed one if there is one, else the raw file's path.
     pub fn path_of(&self, material: Material) -> PathBuf {
         let board = self.geo.board();
-        self.dir.join(retro_format::file_name(
+        retro_format::table_path(
+            &self.dir,
             &material.to_string(),
             board.files(),
             board.ranks(),
-        ))
+        )
+    }
+
+    /// The raw file of `material`'s table, which building writes.
+    fn raw_path_of(&self, material: Material) -> PathBuf {
+        self.file_of(material, retro_format::file_name)
+    }
+
+    /// The packed file of `material`'s table.
+    fn packed_path_of(&self, material: Material) -> PathBuf {
+        self.file_of(material, retro_format::packed_file_name)
+    }
+
+    /// The file `name` names for `material`'s table on this board, in the directory.
+    fn file_of(&self, material: Material, name: fn(&str, u8, u8) -> String) -> PathBuf {
+        let board = self.geo.board();
+        self.dir
+            .join(name(&material.to_string(), board.files(), board.ranks()))
+    }
+
+    /// After a raw file is written: a packed file of the same table left in the directory is
+    /// removed, so that the two never disagree.
+    fn remove_stale_packed(&self, material: Material) -> Result<(), GenError> {
+        let packed = self.packed_path_of(material);
+        match std::fs::remove_file(&packed) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(FormatError::Io {
+                path: packed,
+                source: e,
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Packs the raw table of `material` (the packer checks its body against its hash) and
+    /// removes the raw file once the packed one is written and decoded back.
+    fn pack_raw(
+        &self,
+        material: Material,
+        options: &retro_format::PackOptions,
+    ) -> Result<retro_format::PackReport, GenError> {
+        let raw = self.raw_path_of(material);
+        let table = Table::open_body_unchecked(&raw)?;
+        let radices = Indexer::new(&self.geo, material)
+            .map_err(|e| GenError::Unsupported {
+                material: material.to_string(),
+                reason: e.to_string(),
+            })?
+            .digit_radices();
+        let report = retro_format::pack(&table, &self.packed_path_of(material), &radices, options)?;
+        drop(table);
+        std::fs::remove_file(&raw).map_err(|source| FormatError::Io { path: raw, source })?;
+        Ok(report)
     }
 
     /// The canonical materials `targets` need — themselves and everything their captures and
@@ -267,16 +335,15 @@ impl Builder {
             let path = self.path_of(material);
             let whole = read.contains(&material);
             let opened = match whole {
-                true => Table::open(&path),
-                false => Table::open_body_unchecked(&path),
+                true => Table::open(&path).map(|t| (t.header().clone(), t.body_hash())),
+                false => retro_format::read_header(&path),
             };
             match opened {
-                Ok(table)
-                    if table.header().material == material.to_string()
-                        && table.header().index_scheme == retro_format::INDEX_SCHEME =>
+                Ok((header, hash))
+                    if header.material == material.to_string()
+                        && header.index_scheme == retro_format::INDEX_SCHEME =>
                 {
-                    let checked = whole.then(|| table.body_hash());
-                    kept.insert(material, (table.header().clone(), checked));
+                    kept.insert(material, (header, whole.then_some(hash)));
                 }
                 _ => read.extend(exits(material)),
             }
@@ -287,7 +354,7 @@ impl Builder {
             .collect();
         let mut reports = Vec::new();
         for material in plan {
-            let report = match kept.remove(&material) {
+            let mut report = match kept.remove(&material) {
                 Some((header, hash)) => BuildReport {
                     material,
                     path: self.path_of(material),
@@ -300,9 +367,17 @@ impl Builder {
                     retrograde_seconds: 0.0,
                     depths: 0,
                     core: None,
+                    packed: None,
                 },
                 None => self.build_checked(material, observer, &checked)?,
             };
+            if let Some(options) = &self.pack {
+                if !retro_format::is_packed_path(&report.path) {
+                    let packed = self.pack_raw(material, options)?;
+                    report.path = packed.path.clone();
+                    report.packed = Some(packed);
+                }
+            }
             observer.finished(&report);
             reports.push(report);
         }
@@ -408,7 +483,7 @@ impl Builder {
         drop(subs);
         let max_plies = built.max_plies;
         let header = self.header(&indexer, max_plies);
-        let path = self.path_of(material);
+        let path = self.raw_path_of(material);
         let writer = retro_format::TableWriter::create(&path, &header).map_err(GenError::from)?;
         fast::convert::write_body(
             geo,
@@ -421,6 +496,7 @@ impl Builder {
         let depths = built.depths;
         drop(built);
         writer.finish().map_err(GenError::from)?;
+        self.remove_stale_packed(material)?;
         Ok(BuildReport {
             material,
             path,
@@ -433,6 +509,7 @@ impl Builder {
             retrograde_seconds,
             depths,
             core: Some(Core::Fast),
+            packed: None,
         })
     }
 
@@ -654,8 +731,9 @@ impl Builder {
                 });
         }
         drop(states);
-        let path = self.path_of(material);
+        let path = self.raw_path_of(material);
         retro_format::write_table(&path, &header, &body)?;
+        self.remove_stale_packed(material)?;
         Ok(BuildReport {
             material,
             path,
@@ -668,6 +746,7 @@ impl Builder {
             retrograde_seconds,
             depths: depth,
             core: Some(Core::Reference),
+            packed: None,
         })
     }
 }
@@ -1156,11 +1235,7 @@ impl Work<'_> {
 pub fn probe_file(dir: &Path, geo: &Geometry, p: &TablePosition) -> Result<Value, GenError> {
     let (canonical, flipped) = p.material().canonical();
     let board = geo.board();
-    let path = dir.join(retro_format::file_name(
-        &canonical.to_string(),
-        board.files(),
-        board.ranks(),
-    ));
+    let path = retro_format::table_path(dir, &canonical.to_string(), board.files(), board.ranks());
     let table = Table::open(&path)?;
     let indexer = Indexer::new(geo, canonical).map_err(|e| GenError::Unsupported {
         material: canonical.to_string(),

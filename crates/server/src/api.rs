@@ -166,25 +166,18 @@ pub async fn stats(
 pub async fn tables(State(state): State<Arc<AppState>>) -> Result<Json<Value>, ApiError> {
     blocking(move || {
         let mut found: Vec<(usize, String, String)> = Vec::new();
-        let entries = std::fs::read_dir(state.dir()).map_err(|e| {
-            ApiError::NotFound(format!(
-                "no tables in {}: {e}; build some with `retro gen`",
-                state.dir().display()
-            ))
+        let names = retro_format::table_names(state.dir()).map_err(|e| {
+            ApiError::NotFound(format!("no tables: {e}; build some with `retro gen`"))
         })?;
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".rtb") else {
-                continue;
-            };
-            let Some((material, board)) = stem.rsplit_once('.') else {
-                continue;
-            };
-            if let Ok(m) = Material::parse(material) {
-                found.push((m.len(), material.to_string(), board.to_string()));
+        for name in names {
+            if let Ok(m) = Material::parse(&name.material) {
+                let board = format!("{}x{}", name.files, name.ranks);
+                found.push((m.len(), name.material, board));
             }
         }
         found.sort();
+        // A table present raw and packed is listed once.
+        found.dedup();
         Ok(Json(json!(found
             .into_iter()
             .map(|(_, material, board)| json!({ "material": material, "board": board }))

@@ -23,19 +23,28 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// What every request shares: the tables directory and the tables opened so far, per board.
+/// What every request shares: the tables directory, the tables opened so far per board, and
+/// the size of each board's cache of decoded blocks of packed tables.
 pub struct AppState {
     dir: PathBuf,
     tables: Mutex<HashMap<Board, Arc<Tablebase>>>,
+    cache_bytes: u64,
 }
 
 impl AppState {
-    /// The state for the tables in `dir`.
+    /// The state for the tables in `dir`, with block caches of the tablebase's default size.
     pub fn new(dir: impl Into<PathBuf>) -> AppState {
         AppState {
             dir: dir.into(),
             tables: Mutex::new(HashMap::new()),
+            cache_bytes: retro_tablebase::probe::DEFAULT_CACHE_BYTES,
         }
+    }
+
+    /// The same state with block caches of at most `bytes` bytes per board.
+    pub fn with_cache_bytes(mut self, bytes: u64) -> AppState {
+        self.cache_bytes = bytes;
+        self
     }
 
     /// The tables directory.
@@ -47,7 +56,9 @@ impl AppState {
     pub fn tables(&self, board: Board) -> Arc<Tablebase> {
         let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         open.entry(board)
-            .or_insert_with(|| Arc::new(Tablebase::new(board, &self.dir)))
+            .or_insert_with(|| {
+                Arc::new(Tablebase::new(board, &self.dir).with_cache_bytes(self.cache_bytes))
+            })
             .clone()
     }
 }
@@ -90,18 +101,18 @@ async fn log_request(request: Request, next: Next) -> Response {
     response
 }
 
-/// Serves the tables in `dir` on `addr` until Ctrl-C (or SIGTERM), then finishes the requests
-/// under way and returns; `log` writes a line per request. `ready` is called with the bound
+/// Serves the tables of `state` on `addr` until Ctrl-C (or SIGTERM), then finishes the
+/// requests under way and returns; `log` writes a line per request. `ready` is called with the bound
 /// address.
 pub async fn serve(
     addr: SocketAddr,
-    dir: PathBuf,
+    state: AppState,
     log: bool,
     ready: impl FnOnce(SocketAddr),
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     ready(listener.local_addr()?);
-    let state = Arc::new(AppState::new(dir));
+    let state = Arc::new(state);
     let app = if log { router(state) } else { routes(state) };
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())

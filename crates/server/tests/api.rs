@@ -77,6 +77,29 @@ async fn probe_line_stats_and_strategy() {
     assert!(json["optimal"]["uci"].is_string());
 }
 
+/// A directory of packed tables is served as the raw one is: the same answers, each table
+/// listed once.
+#[tokio::test]
+async fn packed_tables_are_served_as_raw_ones() {
+    let raw = tables();
+    let packed = tempfile::tempdir().unwrap();
+    retro_gen::Builder::new(Board::STANDARD, packed.path())
+        .with_pack(Some(Default::default()))
+        .build(&[Material::parse("KRvK").unwrap()], &retro_gen::Silent)
+        .unwrap();
+    let fen = fen_query("8/8/8/8/8/2k5/1R6/K7 w - - 0 1");
+    for uri in [
+        format!("/api/probe?fen={fen}"),
+        format!("/api/line?fen={fen}"),
+        "/api/stats/KRvK".to_string(),
+        "/api/tables".to_string(),
+    ] {
+        let (status, from_packed) = get(packed.path(), &uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {from_packed}");
+        assert_eq!(from_packed, get(raw.path(), &uri).await.1, "{uri}");
+    }
+}
+
 #[tokio::test]
 async fn the_learning_data() {
     let dir = tables();

@@ -62,7 +62,7 @@ fn start_server(dir: &Path) -> SocketAddr {
         runtime
             .block_on(retro_server::serve(
                 "127.0.0.1:0".parse().unwrap(),
-                dir,
+                retro_server::AppState::new(dir),
                 true,
                 move |addr| tx.send(addr).unwrap(),
             ))

@@ -2,9 +2,10 @@
 //!
 //! Owns: [`Tablebase`], [`RatedMove`], [`ProbeError`].
 
+use crate::source::{BlockCache, Source};
 use retro_engine::notation::notated_moves;
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition};
-use retro_format::{FormatError, Table, Value};
+use retro_format::{FormatError, Value};
 use retro_rules::{Board, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,24 @@ pub enum ProbeError {
         /// Why.
         reason: String,
     },
+    /// A FEN that is malformed or not a legal position.
+    #[error("cannot use the position '{fen}': {reason}")]
+    Fen {
+        /// The text given.
+        fen: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A position on another board than the tablebase's.
+    #[error("the position '{fen}' is on {found}; these tables are for {expected}")]
+    WrongBoard {
+        /// The text given.
+        fen: String,
+        /// The tablebase's board.
+        expected: Board,
+        /// The position's board.
+        found: Board,
+    },
     /// The table has no value for a legal position.
     #[error("the table of {material} has no value for the legal position {fen}; the file is inconsistent — rebuild and verify it")]
     Inconsistent {
@@ -54,18 +73,26 @@ pub enum ProbeError {
     },
 }
 
-/// An opened table and its index.
+/// An opened table, its index, and its number in the block cache.
 pub(crate) struct Loaded {
-    pub(crate) table: Table,
+    pub(crate) source: Source,
     pub(crate) indexer: Indexer,
+    id: u32,
 }
 
-/// The tables of one board in one directory, opened on demand.
+/// The tables of one board in one directory, raw (`.rtb`) or packed (`.rtbz`), opened on
+/// demand and kept open; blocks of packed tables decoded once are kept in a cache of a size the
+/// caller sets ([`Tablebase::with_cache_bytes`]). `Send + Sync`: one tablebase serves every
+/// thread.
 pub struct Tablebase {
     geo: Geometry,
     dir: PathBuf,
     open: Mutex<HashMap<Material, Arc<Loaded>>>,
+    cache: BlockCache,
 }
+
+/// The block cache of a [`Tablebase`] unless the caller sets another size: 64 MiB.
+pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
 /// A legal move with the value of the position it leads to.
 #[derive(Debug, Clone)]
@@ -97,13 +124,26 @@ impl RatedMove {
 }
 
 impl Tablebase {
-    /// The tables of `board` in `dir`.
+    /// The tables of `board` in `dir`, with a block cache of [`DEFAULT_CACHE_BYTES`].
     pub fn new(board: Board, dir: impl Into<PathBuf>) -> Tablebase {
         Tablebase {
             geo: Geometry::new(board),
             dir: dir.into(),
             open: Mutex::new(HashMap::new()),
+            cache: BlockCache::new(DEFAULT_CACHE_BYTES),
         }
+    }
+
+    /// The same tablebase with a block cache of at most `bytes` bytes of decoded blocks (0:
+    /// none, every probe of a packed table decodes its block).
+    pub fn with_cache_bytes(mut self, bytes: u64) -> Tablebase {
+        self.cache = BlockCache::new(bytes);
+        self
+    }
+
+    /// The block cache.
+    pub fn cache(&self) -> &BlockCache {
+        &self.cache
     }
 
     /// The board.
@@ -116,14 +156,11 @@ impl Tablebase {
         &self.dir
     }
 
-    /// The path of `material`'s table (canonical material).
+    /// The file of `material`'s table (canonical material): the raw file if there is one,
+    /// else the packed one if there is one, else the raw file's path.
     pub fn path_of(&self, material: Material) -> PathBuf {
         let b = self.geo.board();
-        self.dir.join(retro_format::file_name(
-            &material.to_string(),
-            b.files(),
-            b.ranks(),
-        ))
+        retro_format::table_path(&self.dir, &material.to_string(), b.files(), b.ranks())
     }
 
     pub(crate) fn load(&self, material: Material) -> Result<Arc<Loaded>, ProbeError> {
@@ -138,7 +175,7 @@ impl Tablebase {
         let unsupported = |reason: String| ProbeError::Unsupported { material, reason };
         let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
         let path = self.path_of(material);
-        let table = match Table::open(&path) {
+        let source = match Source::open(&path) {
             Ok(t) => t,
             Err(FormatError::Missing { .. }) if material.len() > 5 => {
                 return Err(unsupported(
@@ -154,7 +191,7 @@ impl Tablebase {
             }
             Err(e) => return Err(e.into()),
         };
-        let h = table.header();
+        let h = source.header();
         let board = self.geo.board();
         let expected = format!(
             "{material} on {board}, index scheme {}, {} entries per side",
@@ -172,17 +209,48 @@ impl Tablebase {
                 found,
             });
         }
-        let loaded = Arc::new(Loaded { table, indexer });
-        self.open
-            .lock()
-            .expect("no panics while locked")
-            .insert(material, loaded.clone());
+        let mut open = self.open.lock().expect("no panics while locked");
+        // Another thread may have opened it meanwhile: the first one opened is kept.
+        let id = open.len() as u32;
+        let loaded = open
+            .entry(material)
+            .or_insert_with(|| {
+                Arc::new(Loaded {
+                    source,
+                    indexer,
+                    id,
+                })
+            })
+            .clone();
         Ok(loaded)
     }
 
     /// Opens (and checks) the table of a canonical material.
     pub fn table(&self, material: Material) -> Result<(), ProbeError> {
         self.load(material).map(|_| ())
+    }
+
+    /// The position of a FEN (checked legal, on this tablebase's board), for [`Tablebase::value`],
+    /// [`Tablebase::rated_moves`], [`Tablebase::best_move`] and [`Tablebase::best_line`].
+    pub fn position_from_fen(&self, fen: &str) -> Result<Position, ProbeError> {
+        let unusable = |reason: String| ProbeError::Fen {
+            fen: fen.to_string(),
+            reason,
+        };
+        let natural: retro_rules::Position = fen.parse().map_err(|e| unusable(format!("{e}")))?;
+        if natural.board() != self.geo.board() {
+            return Err(ProbeError::WrongBoard {
+                fen: fen.to_string(),
+                expected: self.geo.board(),
+                found: natural.board(),
+            });
+        }
+        Position::from_natural(&self.geo, &natural).map_err(|e| unusable(e.to_string()))
+    }
+
+    /// The value of a position given in FEN, for its side to move.
+    pub fn probe_fen(&self, fen: &str) -> Result<Value, ProbeError> {
+        self.value(&self.position_from_fen(fen)?)
     }
 
     /// The value of a legal position for its side to move.
@@ -204,7 +272,8 @@ impl Tablebase {
             fen: p.to_natural(geo).fen(),
         };
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
-        match loaded.table.value(q.side_to_move() == Side::White, index)? {
+        let white = q.side_to_move() == Side::White;
+        match Value::from_code(loaded.source.code(white, index, &self.cache, loaded.id)?) {
             Value::Illegal => Err(inconsistent()),
             v => Ok(v),
         }
@@ -230,6 +299,12 @@ impl Tablebase {
         }
         moves.sort_by(|a, b| a.key().cmp(&b.key()).then_with(|| a.san.cmp(&b.san)));
         Ok(moves)
+    }
+
+    /// The best move of `p` with the value it leads to (quickest win, else a draw, else the
+    /// longest resistance; ties in SAN order), or `None` if `p` has no legal move.
+    pub fn best_move(&self, p: &Position) -> Result<Option<RatedMove>, ProbeError> {
+        Ok(self.rated_moves(p)?.into_iter().next())
     }
 
     /// The best line from `p`: the winner mates as fast as possible, the loser resists as long

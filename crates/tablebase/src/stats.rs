@@ -93,7 +93,8 @@ impl MaterialStats {
 /// Computes the statistics of `material`'s table (canonical material).
 pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStats, ProbeError> {
     let loaded = tb.load(material)?;
-    let (table, indexer) = (&loaded.table, &loaded.indexer);
+    let whole = loaded.source.whole()?;
+    let (table, indexer) = (&*whole, &loaded.indexer);
     let geo = tb.geometry();
     let group = indexer.symmetry_count() as u64;
     let labels = indexer.labelings();
@@ -228,7 +229,8 @@ pub fn mutual_zugzwangs(
     examples: usize,
 ) -> Result<Zugzwangs, ProbeError> {
     let loaded = tb.load(material)?;
-    let (table, indexer) = (&loaded.table, &loaded.indexer);
+    let whole = loaded.source.whole()?;
+    let (table, indexer) = (&*whole, &loaded.indexer);
     let geo = tb.geometry();
     // The result for White: 1 a win, 0 a draw, -1 a loss.
     let for_white = |v: Value, white_to_move: bool| match (v, white_to_move) {

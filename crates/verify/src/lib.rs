@@ -293,13 +293,16 @@ impl Checker {
         &self.dir
     }
 
-    /// The file of a category (as stored).
+    /// The file of a category (as stored): the raw file if there is one, else the packed one
+    /// if there is one (read whole, decoded by `retro-format`, the same body), else the raw
+    /// file's path.
     pub fn path_of(&self, men: &Men) -> PathBuf {
-        self.dir.join(retro_format::file_name(
+        retro_format::table_path(
+            &self.dir,
             &men.to_string(),
             self.board.files(),
             self.board.ranks(),
-        ))
+        )
     }
 
     /// The categories to check for the named materials, as stored (stronger side White), with

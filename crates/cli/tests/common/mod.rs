@@ -37,3 +37,15 @@ pub fn stderr_text(out: &Output) -> String {
 pub fn all_output(out: &Output) -> String {
     format!("{}{}", stdout_text(out), stderr_text(out))
 }
+
+/// A Freezer problem: KRvK with the rook kept to the a- and b-files (White still mates), its
+/// captures looked up in the tables.
+pub const ROOK_ON_TWO_FILES: &str = r#"
+title = "KRvK, the rook on the a- and b-files"
+fen = "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
+
+[[man]]
+on = "b2"
+squares = ["a1-b8"]
+elsewhere = "loss"
+"#;

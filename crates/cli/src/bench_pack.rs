@@ -1,0 +1,335 @@
+//! `retro bench --suite pack`: how small packed tables are and how fast they are probed.
+//!
+//! The raw tables of a directory (`--tables DIR`, else the 36 tables of up to 4 men built into
+//! a scratch directory) are linked into a scratch directory and packed there by one fresh
+//! `retro pack` process (its time and peak memory); the links are then removed, leaving a
+//! directory of packed files only. Sizes are reported per class (3–4-man, five-man pawnless,
+//! five-man with pawns) beside the published totals of other depth-to-mate sets.
+//!
+//! Probes: random legal positions (a table drawn uniformly among the largest tables present,
+//! then a legal position and side to move uniformly within it), each probe timed alone on one
+//! thread through a fresh [`Tablebase`] whose tables were opened beforehand, with the files in
+//! the page cache; the same positions on the raw tables for comparison; every move's value
+//! (what the web page shows) on a share of them; and cold probes: each packed file's pages
+//! dropped from the page cache (`posix_fadvise(DONTNEED)`, which needs no privileges), then
+//! the major page faults (reads from disk) each probe takes, from `/proc/self/stat`.
+
+use crate::pack::human_bytes;
+use crate::tables;
+use anyhow::{bail, Context, Result};
+use retro_engine::{Geometry, Indexer, Material, Position, TablePosition, TABLE_MEN};
+use retro_rules::{Board, Side};
+use retro_tablebase::Tablebase;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Published sizes of other depth-to-mate (and Syzygy's) sets of up to five men, as their
+/// authors give them, for the report.
+const PUBLISHED: &str = "published: chesstb 3-5-man DTM 1.69 GiB (3-4-man 389 MiB, five-man 1.3 GiB; one side to move, the other rebuilt from its WDL companion), Gaviota 3-5-man DTM 6.5 GB, Nalimov 3-5-man DTM 7.1 GiB, Syzygy 3-5-man WDL+DTZ 939 MiB";
+
+/// A class of tables, as sizes are reported.
+fn class(material: &Material) -> &'static str {
+    match (material.len(), material.has_pawns()) {
+        (..=4, _) => "3-4-man",
+        (5, false) => "five-man pawnless",
+        (5, true) => "five-man with pawns",
+        _ => "six-man and more",
+    }
+}
+
+/// A small, seeded generator (xorshift64*): the positions drawn are the same run after run.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % n.max(1)
+    }
+}
+
+/// `count` random legal positions of `materials`: a table drawn uniformly, then an index and
+/// side to move until the position is legal.
+fn random_positions(geo: &Geometry, materials: &[Material], count: usize) -> Result<Vec<Position>> {
+    let indexers: Vec<Indexer> = materials
+        .iter()
+        .map(|&m| Indexer::new(geo, m).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<Result<_>>()?;
+    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    let mut found = Vec::with_capacity(count);
+    while found.len() < count {
+        let indexer = &indexers[draw.below(indexers.len() as u64) as usize];
+        let stm = Side::ALL[draw.below(2) as usize];
+        let index = draw.below(indexer.size());
+        let Some(p) = indexer.position::<TABLE_MEN>(geo, index, stm) else {
+            continue;
+        };
+        let p: TablePosition = p;
+        if p.is_legal(geo) {
+            found.push(p.resized().expect("a table position fits"));
+        }
+    }
+    Ok(found)
+}
+
+/// Median and 99th percentile, in microseconds, of durations in seconds.
+fn percentiles(mut seconds: Vec<f64>) -> (f64, f64) {
+    seconds.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| seconds[((seconds.len() - 1) as f64 * q).round() as usize] * 1e6;
+    (at(0.5), at(0.99))
+}
+
+/// Times `probe` on each position alone.
+fn time_each(
+    positions: &[Position],
+    mut probe: impl FnMut(&Position) -> Result<()>,
+) -> Result<Vec<f64>> {
+    let mut times = Vec::with_capacity(positions.len());
+    for p in positions {
+        let start = Instant::now();
+        probe(p)?;
+        times.push(start.elapsed().as_secs_f64());
+    }
+    Ok(times)
+}
+
+/// The major page faults of this process so far (field 12 of `/proc/self/stat`).
+fn major_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name, in parentheses, may hold spaces: count fields after its end.
+    let rest = stat.rsplit_once(')')?.1;
+    rest.split_whitespace().nth(9)?.parse().ok()
+}
+
+/// Drops a file's pages from the page cache.
+fn drop_from_page_cache(path: &Path) -> Result<()> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)
+        .with_context(|| format!("dropping {} from the page cache", path.display()))
+}
+
+/// Reads a file through, so its pages are in the page cache.
+fn warm(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut buffer = vec![0u8; 1 << 20];
+    while file.read(&mut buffer)? > 0 {}
+    Ok(())
+}
+
+/// The pack suite: sizes by class, packing time and memory, probe times.
+pub fn pack_suite(
+    tables_from: Option<&Path>,
+    probes: usize,
+    as_json: bool,
+    machine: &str,
+) -> Result<serde_json::Value> {
+    let board = Board::STANDARD;
+    let geo = Geometry::new(board);
+    let built;
+    let source: PathBuf = match tables_from {
+        Some(dir) => dir.to_path_buf(),
+        None => {
+            built = tempfile::tempdir().context("making a scratch directory")?;
+            let exe = std::env::current_exe().context("finding the retro binary")?;
+            let out = Command::new(exe)
+                .args(["gen", "--up-to", "4", "--quiet", "--dir"])
+                .arg(built.path())
+                .output()
+                .context("building the tables of up to 4 men")?;
+            if !out.status.success() {
+                bail!(
+                    "building the tables of up to 4 men failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            built.path().to_path_buf()
+        }
+    };
+    // The raw tables of the source, linked into a scratch directory and packed there.
+    let scratch = tempfile::tempdir().context("making a scratch directory")?;
+    let mut raw = Vec::new();
+    for material in tables::tables_in(&source, board)? {
+        let name = retro_format::file_name(&material.to_string(), board.files(), board.ranks());
+        let path = source.join(&name);
+        if !path.exists() {
+            continue;
+        }
+        let target = std::fs::canonicalize(&path)?;
+        std::os::unix::fs::symlink(&target, scratch.path().join(&name))
+            .with_context(|| format!("linking {}", path.display()))?;
+        raw.push((material, target));
+    }
+    if raw.is_empty() {
+        bail!(
+            "{} holds no raw tables (*.{board}.rtb) to pack",
+            source.display()
+        );
+    }
+    let exe = std::env::current_exe().context("finding the retro binary")?;
+    let start = Instant::now();
+    let out = Command::new(&exe)
+        .args(["pack", "--quiet", "--dir"])
+        .arg(scratch.path())
+        .output()
+        .context("running retro pack")?;
+    let pack_seconds = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        bail!(
+            "retro pack failed: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let peak_mib: Option<f64> = stdout
+        .lines()
+        .last()
+        .and_then(|l| l.split("peak memory ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok());
+    // Sizes by class; the links removed, the directory holds packed files only.
+    let mut classes: Vec<(&str, usize, u64, u64)> = Vec::new();
+    let mut packed_files = Vec::new();
+    for (material, target) in &raw {
+        let name = material.to_string();
+        std::fs::remove_file(scratch.path().join(retro_format::file_name(
+            &name,
+            board.files(),
+            board.ranks(),
+        )))?;
+        let packed = scratch.path().join(retro_format::packed_file_name(
+            &name,
+            board.files(),
+            board.ranks(),
+        ));
+        let (raw_bytes, packed_bytes) = (
+            std::fs::metadata(target)?.len(),
+            std::fs::metadata(&packed)?.len(),
+        );
+        let c = class(material);
+        match classes.iter_mut().find(|e| e.0 == c) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 += raw_bytes;
+                e.3 += packed_bytes;
+            }
+            None => classes.push((c, 1, raw_bytes, packed_bytes)),
+        }
+        packed_files.push(packed);
+    }
+    let total = classes.iter().fold(("all", 0, 0, 0), |t, c| {
+        ("all", t.1 + c.1, t.2 + c.2, t.3 + c.3)
+    });
+    // Probes over the largest tables present.
+    let largest = raw.iter().map(|(m, _)| m.len()).max().unwrap_or(0);
+    let probed: Vec<Material> = raw
+        .iter()
+        .filter(|(m, _)| m.len() == largest)
+        .map(|(m, _)| *m)
+        .collect();
+    let positions = random_positions(&geo, &probed, probes.max(100))?;
+    let open = |dir: &Path| -> Result<Tablebase> {
+        let tb = Tablebase::new(board, dir);
+        for &m in &probed {
+            tb.table(m)?;
+        }
+        Ok(tb)
+    };
+    for f in &packed_files {
+        warm(f)?;
+    }
+    let tb = open(scratch.path())?;
+    let (value_median, value_p99) =
+        percentiles(time_each(&positions, |p| Ok(tb.value(p).map(|_| ())?))?);
+    let few = &positions[..(positions.len() / 10).max(100).min(positions.len())];
+    let (moves_median, moves_p99) =
+        percentiles(time_each(few, |p| Ok(tb.rated_moves(p).map(|_| ())?))?);
+    drop(tb);
+    let raw_tb = open(&source)?;
+    let (raw_median, raw_p99) = percentiles(time_each(&positions, |p| {
+        Ok(raw_tb.value(p).map(|_| ())?)
+    })?);
+    drop(raw_tb);
+    // Cold: every packed file dropped from the page cache after its table is opened.
+    let cold_tb = open(scratch.path())?;
+    for f in &packed_files {
+        drop_from_page_cache(f)?;
+    }
+    let cold = &positions[..positions.len().min(2000)];
+    let mut faults = Vec::with_capacity(cold.len());
+    let mut cold_times = Vec::with_capacity(cold.len());
+    for p in cold {
+        let before = major_faults();
+        let start = Instant::now();
+        cold_tb.value(p)?;
+        cold_times.push(start.elapsed().as_secs_f64());
+        if let (Some(a), Some(b)) = (before, major_faults()) {
+            faults.push(b - a);
+        }
+    }
+    let mean_faults = faults.iter().sum::<u64>() as f64 / faults.len().max(1) as f64;
+    let max_faults = faults.iter().copied().max().unwrap_or(0);
+    let (cold_median, cold_p99) = percentiles(cold_times);
+    let probed_what = format!(
+        "{} random legal positions over the {} tables of {largest} men",
+        positions.len(),
+        probed.len()
+    );
+    let report = json!({
+        "suite": "pack",
+        "machine": machine,
+        "tables": source.display().to_string(),
+        "classes": classes.iter().chain([&total]).map(|c| json!({
+            "class": c.0, "tables": c.1, "raw_bytes": c.2, "packed_bytes": c.3,
+            "ratio": c.2 as f64 / c.3.max(1) as f64 })).collect::<Vec<_>>(),
+        "pack_seconds": pack_seconds,
+        "pack_peak_mib": peak_mib,
+        "probes": probed_what,
+        "value_median_us": value_median, "value_p99_us": value_p99,
+        "moves_median_us": moves_median, "moves_p99_us": moves_p99, "moves_positions": few.len(),
+        "raw_value_median_us": raw_median, "raw_value_p99_us": raw_p99,
+        "cold_positions": cold.len(), "cold_major_faults_mean": mean_faults,
+        "cold_major_faults_max": max_faults, "cold_value_median_us": cold_median,
+        "cold_value_p99_us": cold_p99,
+        "published": PUBLISHED,
+    });
+    if !as_json {
+        println!("retro bench --suite pack — {machine}; release build");
+        println!("tables from {}", source.display());
+        println!(
+            "{:<20} {:>6} {:>12} {:>12} {:>7}",
+            "class", "tables", "raw", "packed", "ratio"
+        );
+        for c in classes.iter().chain([&total]) {
+            println!(
+                "{:<20} {:>6} {:>12} {:>12} {:>6.1}x",
+                c.0,
+                c.1,
+                human_bytes(c.2),
+                human_bytes(c.3),
+                c.2 as f64 / c.3.max(1) as f64
+            );
+        }
+        println!("{PUBLISHED}");
+        println!(
+            "packing: {pack_seconds:.1} s (one retro pack process){}",
+            peak_mib.map_or(String::new(), |m| format!(", peak memory {m:.0} MiB"))
+        );
+        println!("probes: {probed_what}, files in the page cache, one thread, block cache 64 MiB");
+        println!("  value, packed:      median {value_median:.2} us, p99 {value_p99:.2} us");
+        println!("  value, raw:         median {raw_median:.2} us, p99 {raw_p99:.2} us");
+        println!(
+            "  every move's value: median {moves_median:.2} us, p99 {moves_p99:.2} us ({} positions)",
+            few.len()
+        );
+        println!(
+            "  cold (page cache dropped, {} positions): {mean_faults:.2} reads from disk per value on average, at most {max_faults}; median {cold_median:.1} us, p99 {cold_p99:.1} us",
+            cold.len()
+        );
+    }
+    Ok(report)
+}

@@ -1,0 +1,244 @@
+//! `retro pack`: raw tables into packed files (`MATERIAL.FxR.rtbz`), each decoded back and
+//! compared before it is kept.
+
+use crate::tables::{peak_memory_mib, tables_dir, tables_in};
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_engine::Material;
+use retro_format::{PackOptions, PackReport};
+use retro_rules::Board;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// `retro pack`'s arguments.
+#[derive(clap::Args)]
+pub struct PackArgs {
+    /// Materials to pack (default: every raw table of the board in the directory).
+    materials: Vec<String>,
+    /// The board, FxR.
+    #[arg(long, default_value = "8x8")]
+    board: Board,
+    /// The tables directory (default: $RETRO_TABLES, else ./tables).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Remove each raw file once its packed file is written and decoded back.
+    #[arg(long)]
+    remove_raw: bool,
+    /// The zstd level, 1 (fastest) to 22 (smallest).
+    #[arg(long, default_value_t = PackOptions::default().level,
+          value_parser = clap::value_parser!(i32).range(1..=22))]
+    level: i32,
+    /// Entries per block (a probe decodes one block).
+    #[arg(long, default_value_t = PackOptions::default().entries_per_block,
+          value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
+    block_entries: u32,
+    /// Pack nothing: decode each packed table that has a raw one beside it and compare the
+    /// two byte for byte (packing compares every file it writes; this checks files written
+    /// before, or copied).
+    #[arg(long, conflicts_with = "remove_raw")]
+    check: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl PackArgs {
+    fn options(&self) -> PackOptions {
+        PackOptions {
+            entries_per_block: self.block_entries,
+            level: self.level,
+            ..PackOptions::default()
+        }
+    }
+}
+
+/// The raw and the packed file of `material`'s table on `board` in `dir`.
+fn both_files(dir: &std::path::Path, board: Board, material: &str) -> (PathBuf, PathBuf) {
+    let (files, ranks) = (board.files(), board.ranks());
+    (
+        dir.join(retro_format::file_name(material, files, ranks)),
+        dir.join(retro_format::packed_file_name(material, files, ranks)),
+    )
+}
+
+/// Sizes in binary units, as `ls -h` gives them.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// One line for a packed table.
+pub fn pack_line(material: &str, report: &PackReport) -> String {
+    format!(
+        "{material:>14}  raw {} -> packed {} ({:.1}x) in {:.2} s; {}",
+        human_bytes(report.raw_bytes),
+        human_bytes(report.packed_bytes),
+        report.raw_bytes as f64 / report.packed_bytes.max(1) as f64,
+        report.seconds,
+        report.path.display()
+    )
+}
+
+pub fn pack(args: PackArgs) -> Result<ExitCode> {
+    let dir = tables_dir(args.dir.clone());
+    let board = args.board;
+    let materials: Vec<Material> = if args.materials.is_empty() {
+        tables_in(&dir, board)?
+    } else {
+        args.materials
+            .iter()
+            .map(|n| {
+                Material::parse(n)
+                    .map(|m| m.canonical().0)
+                    .map_err(|e| anyhow!(e))
+            })
+            .collect::<Result<_>>()?
+    };
+    if materials.is_empty() {
+        bail!(
+            "no tables for {board} in {}; build some with `retro gen`",
+            dir.display()
+        );
+    }
+    if args.check {
+        return check(&dir, board, &materials, args.quiet);
+    }
+    // The raw files to pack; a table found only packed is reported, not an error.
+    let mut todo = Vec::new();
+    for material in materials {
+        let name = material.to_string();
+        let (raw, packed) = both_files(&dir, board, &name);
+        if raw.exists() {
+            todo.push((material, raw, packed));
+        } else if packed.exists() {
+            println!("{name:>14}  already packed; {}", packed.display());
+        } else {
+            bail!(
+                "no table for {name} on {board} in {}: build it with `retro gen {name} --board {board}`",
+                dir.display()
+            );
+        }
+    }
+    let total_raw: u64 = todo
+        .iter()
+        .map(|(_, raw, _)| std::fs::metadata(raw).map_or(0, |m| m.len()))
+        .sum();
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total_raw)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {binary_bytes}/{binary_total_bytes} raw packed, {elapsed} (~{eta} left)  {msg}",
+        )
+        .expect("a valid template"),
+    );
+    let options = args.options();
+    let geo = retro_engine::Geometry::new(board);
+    let start = Instant::now();
+    let (mut raw_bytes, mut packed_bytes) = (0u64, 0u64);
+    for (material, raw, packed) in &todo {
+        bar.set_message(material.to_string());
+        let table = retro_format::Table::open_body_unchecked(raw)
+            .with_context(|| format!("reading {}", raw.display()))?;
+        let radices = retro_engine::Indexer::new(&geo, *material)
+            .map_err(|e| anyhow!("{material}: {e}"))?
+            .digit_radices();
+        let report = retro_format::pack(&table, packed, &radices, &options)
+            .with_context(|| format!("packing {}", raw.display()))?;
+        drop(table);
+        if args.remove_raw {
+            std::fs::remove_file(raw).with_context(|| format!("removing {}", raw.display()))?;
+        }
+        raw_bytes += report.raw_bytes;
+        packed_bytes += report.packed_bytes;
+        bar.inc(report.raw_bytes);
+        bar.suspend(|| println!("{}", pack_line(&material.to_string(), &report)));
+    }
+    bar.finish_and_clear();
+    if !todo.is_empty() {
+        println!(
+            "{} tables packed in {}: raw {} -> packed {} ({:.1}x) in {:.1} s{}",
+            todo.len(),
+            dir.display(),
+            human_bytes(raw_bytes),
+            human_bytes(packed_bytes),
+            raw_bytes as f64 / packed_bytes.max(1) as f64,
+            start.elapsed().as_secs_f64(),
+            peak_memory_mib().map_or(String::new(), |m| format!("; peak memory {m:.0} MiB"))
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `retro pack --check`: every packed table with a raw one beside it decoded and compared.
+fn check(
+    dir: &std::path::Path,
+    board: Board,
+    materials: &[Material],
+    quiet: bool,
+) -> Result<ExitCode> {
+    let start = Instant::now();
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(materials.len() as u64)
+    };
+    let (mut same, mut entries) = (0usize, 0u64);
+    let mut differ = Vec::new();
+    for material in materials {
+        let name = material.to_string();
+        let (raw, packed) = both_files(dir, board, &name);
+        bar.inc(1);
+        if !(raw.exists() && packed.exists()) {
+            continue;
+        }
+        let original = retro_format::Table::open(&raw)
+            .with_context(|| format!("reading {}", raw.display()))?;
+        let decoded = retro_format::Table::open(&packed);
+        let verdict = match &decoded {
+            Ok(d) if d.header() == original.header() && d.body() == original.body() => None,
+            Ok(_) => Some("decodes to other values".to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        let line = match &verdict {
+            None => format!("{name:>14}  same values as {}", raw.display()),
+            Some(why) => format!("{name:>14}  DIFFERS: {why}"),
+        };
+        bar.suspend(|| println!("{line}"));
+        match verdict {
+            None => {
+                same += 1;
+                entries += 2 * original.header().entries_per_side;
+            }
+            Some(_) => differ.push(name),
+        }
+    }
+    bar.finish_and_clear();
+    if same + differ.len() == 0 {
+        bail!("no table in {} is there both raw and packed", dir.display());
+    }
+    println!(
+        "{} packed tables compared with their raw files in {:.1} s: {same} decode to the same {entries} entries{}",
+        same + differ.len(),
+        start.elapsed().as_secs_f64(),
+        if differ.is_empty() { String::new() } else { format!("; {} differ: {}", differ.len(), differ.join(", ")) }
+    );
+    Ok(if differ.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,193 @@
+//! Where tables live and how their files are written: the names of raw and packed files, the
+//! table files of a directory, and the one way files are written — whole, or not at all.
+//!
+//! Owns: [`file_name`], [`table_path`], [`TableName`], [`table_names`], [`is_packed_path`], and
+//! the crate's temporary files (`TempFile`).
+//! Must never: read a table's contents (that is [`crate::Table`] and [`crate::PackedTable`]).
+
+use crate::{io_error, packed_file_name, FormatError};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+/// The file name of the table of `material` (e.g. `KRvK`) on a `files × ranks` board:
+/// `KRvK.8x8.rtb`.
+pub fn file_name(material: &str, files: u8, ranks: u8) -> String {
+    format!("{material}.{files}x{ranks}.rtb")
+}
+
+/// The file holding the table of `material` on a `files × ranks` board in `dir`: the raw file
+/// (`KRvK.8x8.rtb`) if there is one, else the packed file (`KRvK.8x8.rtbz`) if there is one,
+/// else the raw file's path (for writing it, or for an error naming it).
+pub fn table_path(dir: &Path, material: &str, files: u8, ranks: u8) -> PathBuf {
+    let raw = dir.join(file_name(material, files, ranks));
+    if raw.exists() {
+        return raw;
+    }
+    let packed = dir.join(packed_file_name(material, files, ranks));
+    if packed.exists() {
+        packed
+    } else {
+        raw
+    }
+}
+
+/// A table file found in a directory, by its name: `MATERIAL.FxR.rtb` or `MATERIAL.FxR.rtbz`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TableName {
+    /// The material as the name spells it, e.g. `KRvK`.
+    pub material: String,
+    /// Files of the board.
+    pub files: u8,
+    /// Ranks of the board.
+    pub ranks: u8,
+    /// Whether the file is packed (`.rtbz`).
+    pub packed: bool,
+}
+
+impl TableName {
+    /// The name's parts, if `name` is a table file's name.
+    pub fn parse(name: &str) -> Option<TableName> {
+        let (stem, packed) = match name.strip_suffix(".rtbz") {
+            Some(stem) => (stem, true),
+            None => (name.strip_suffix(".rtb")?, false),
+        };
+        let (material, board) = stem.rsplit_once('.')?;
+        let (files, ranks) = board.split_once('x')?;
+        Some(TableName {
+            material: material.to_string(),
+            files: files.parse().ok()?,
+            ranks: ranks.parse().ok()?,
+            packed,
+        })
+    }
+}
+
+/// The table files in `dir`, raw and packed, sorted by material name, board and form (a table
+/// present in both forms is listed twice). Temporary files of writes under way are not table
+/// files.
+pub fn table_names(dir: &Path) -> Result<Vec<TableName>, FormatError> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
+        if let Some(name) = TableName::parse(&entry.file_name().to_string_lossy()) {
+            found.push(name);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Whether `path` names a packed table file (by its `.rtbz` extension).
+pub fn is_packed_path(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rtbz")
+}
+
+/// A file being written for a destination, which appears there whole or not at all: the one
+/// way this crate writes files.
+///
+/// Where the file system allows (Linux's `O_TMPFILE`), the file has no name while it is
+/// written, so a process killed part way (even by `SIGKILL`) leaves nothing behind; at
+/// [`TempFile::persist`] it is linked under a temporary name beside the destination and renamed
+/// over it. Elsewhere it is a hidden file `.NAME.PID.SERIAL.tmp` beside the destination from the
+/// start, removed if the writer is dropped unfinished.
+pub(crate) struct TempFile {
+    /// The directory it is written in.
+    dir: PathBuf,
+    /// Its name there, once it has one.
+    named: Option<PathBuf>,
+    file: File,
+    persisted: bool,
+}
+
+impl TempFile {
+    /// Starts a file for `destination` in its directory (made if missing).
+    pub(crate) fn beside(destination: &Path) -> Result<TempFile, FormatError> {
+        let dir = destination
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        use rustix::fs::{Mode, OFlags, CWD};
+        let unnamed = rustix::fs::openat(
+            CWD,
+            &dir,
+            OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        );
+        if let Ok(fd) = unnamed {
+            return Ok(TempFile {
+                dir,
+                named: None,
+                file: File::from(fd),
+                persisted: false,
+            });
+        }
+        let path = Self::temporary_name(&dir, destination);
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        Ok(TempFile {
+            dir,
+            named: Some(path),
+            file,
+            persisted: false,
+        })
+    }
+
+    /// `.NAME.PID.SERIAL.tmp` in `dir`, a name no other writer uses.
+    fn temporary_name(dir: &Path, destination: &Path) -> PathBuf {
+        let name = destination
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("table");
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let serial = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()))
+    }
+
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// A path for messages about the file: its name, or its directory while it has none.
+    pub(crate) fn path(&self) -> &Path {
+        self.named.as_deref().unwrap_or(&self.dir)
+    }
+
+    /// Puts the (flushed) file at `destination`, replacing any file there.
+    pub(crate) fn persist(mut self, destination: &Path) -> Result<(), FormatError> {
+        let named = match self.named.take() {
+            Some(named) => named,
+            None => {
+                use std::os::fd::AsRawFd;
+                let named = Self::temporary_name(&self.dir, destination);
+                let fd = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+                rustix::fs::linkat(
+                    rustix::fs::CWD,
+                    fd.as_str(),
+                    rustix::fs::CWD,
+                    &named,
+                    rustix::fs::AtFlags::SYMLINK_FOLLOW,
+                )
+                .map_err(|e| io_error(&named)(e.into()))?;
+                named
+            }
+        };
+        self.named = Some(named.clone());
+        fs::rename(&named, destination).map_err(io_error(destination))?;
+        self.persisted = true;
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let (false, Some(named)) = (self.persisted, &self.named) {
+            let _ = fs::remove_file(named);
+        }
+    }
+}

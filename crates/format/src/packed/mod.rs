@@ -1,0 +1,719 @@
+//! The packed table file: the same values as a raw table, compressed in small blocks that a
+//! probe decodes one at a time.
+//!
+//! Owns: the packed layout and its reader ([`PackedTable`], the decoder, checking every block
+//! before decoding it); the writer is [`writer`], the order of entries [`order`].
+//! Must never: change a value. A packed file decodes to exactly the body of the raw table it
+//! was packed from — illegal entries included — so every reader of raw tables reads packed ones
+//! through the same [`crate::Table`], and the blake3 hash of the decoded body (the *value
+//! stream*, in raw index order) is the raw body's hash, recorded in both headers and in
+//! certificates.
+//!
+//! # Layout (all integers little-endian)
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `RETROTBZ` |
+//! | 8 | 4 | packed format version (1) |
+//! | 12 | 4 | header length `H` (a multiple of 8) |
+//! | 16 | 1 | files of the board |
+//! | 17 | 1 | ranks of the board |
+//! | 18 | 1 | value width in bytes: 1 or 2 |
+//! | 19 | 1 | number of board symmetries removed by the index |
+//! | 20 | 4 | index scheme (as the raw table's) |
+//! | 24 | 8 | entries per side to move, `E` |
+//! | 32 | 4 | longest depth to mate stored, in plies |
+//! | 36 | 2 | length `L` of the material name |
+//! | 38 | 2 | coder (1: one zstd frame per block, with a dictionary per side) |
+//! | 40 | 4 | entries per block `B` |
+//! | 44 | 1 | number `n` of the index's digits (1 to 16) |
+//! | 45 | 3 | reserved, 0 |
+//! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
+//! | 80 | 2 × 40 | per side to move (White, then Black): dictionary offset (8), dictionary length (4), block count (4), block table offset (8), data offset (8), data length (8) |
+//! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
+//! | 192 | `L` | the material's name, e.g. `KRvK` |
+//! | `D` | `8n` | from the next multiple of 8: the radices of the raw index's digits, most significant first (their product is `E`) |
+//! | `D + 8n` | `n` | White's digit order: the raw digits by significance in the packed stream, most significant first |
+//! | `D + 9n` | `n` | Black's digit order |
+//! | … | | zero padding up to `H − 32` |
+//! | `H − 32` | 32 | blake3 hash of bytes `0 .. H − 32` |
+//! | `H` | | the directory: per side, its dictionary, then its block table (each 8-aligned) |
+//! | | | the data: White's blocks, then Black's |
+//!
+//! A side's entries are taken in its digit order ([`DigitOrder`]: the raw index's digits
+//! ranked anew, so that entries alike follow one another), cut into blocks of `B` entries (the
+//! last one shorter), and each block compressed on its own as one zstd frame with the side's
+//! dictionary (none when its length is 0). A block table holds 8 bytes per block: the offset
+//! just past the block's end within the side's data (the block starts where the one before it
+//! ends, the first at 0), and the first four bytes of the blake3 hash of the block's compressed
+//! bytes.
+//!
+//! # Reading
+//!
+//! Opening a packed file reads the header and the directory and checks both hashes; the blocks
+//! are not read. The entry of raw index `i` lies at packed place `p = order(i)`, in block
+//! `p / B` at entry `p % B`. Decoding a block checks its hash first, then that it decodes to
+//! exactly its entries; a block failing either is refused with the table, side and block
+//! named, never decoded into a value.
+
+pub mod order;
+pub mod writer;
+
+pub use order::DigitOrder;
+pub use writer::{pack, PackOptions, PackReport, MIN_DICTIONARY_BYTES, MIN_MATCH};
+
+use crate::{io_error, read_u32, FormatError, Header, Table};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use zstd::zstd_safe::{self, DCtx, DDict};
+
+/// The first eight bytes of every packed table file.
+pub const PACKED_MAGIC: [u8; 8] = *b"RETROTBZ";
+/// The version of the packed layout this crate reads and writes.
+pub const PACKED_VERSION: u32 = 1;
+/// The coder of version 1: one zstd frame per block, with a dictionary per side.
+pub const CODER_ZSTD_BLOCKS: u16 = 1;
+/// The most digits an index may have.
+pub const MAX_DIGITS: usize = 16;
+
+const FIXED_HEADER: usize = 192;
+const HASH_LEN: usize = 32;
+const SIDE_RECORD: usize = 40;
+const BLOCK_RECORD: usize = 8;
+
+/// The file name of the packed table of `material` on a `files × ranks` board:
+/// `KRvK.8x8.rtbz`.
+pub fn packed_file_name(material: &str, files: u8, ranks: u8) -> String {
+    format!("{material}.{files}x{ranks}.rtbz")
+}
+
+/// One side to move of an opened packed table.
+#[derive(Debug)]
+struct PackedSide {
+    dictionary: Option<DDictHandle>,
+    /// The order of its entries.
+    order: DigitOrder,
+    /// Per block, the offset just past its end within the side's data.
+    ends: Vec<u32>,
+    /// Per block, the first four bytes of the blake3 hash of its compressed bytes.
+    checksums: Vec<u32>,
+    /// Where the side's data starts in the file.
+    data_start: usize,
+}
+
+/// A decoder dictionary (zstd's `DDict`, which is `Send + Sync`).
+struct DDictHandle(DDict<'static>);
+
+impl std::fmt::Debug for DDictHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DDict")
+    }
+}
+
+thread_local! {
+    /// Each thread's zstd decoding context, made once.
+    static DECODER: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+}
+
+/// A packed table opened for reading: header and directory checked, blocks decoded on demand.
+#[derive(Debug)]
+pub struct PackedTable {
+    path: PathBuf,
+    header: Header,
+    stream_hash: [u8; 32],
+    entries_per_block: u64,
+    map: memmap2::Mmap,
+    sides: [PackedSide; 2],
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+fn side_name(white_to_move: bool) -> &'static str {
+    if white_to_move {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// The first four bytes of the blake3 hash of `bytes`: a block's checksum.
+fn short_hash(bytes: &[u8]) -> u32 {
+    let hash = blake3::hash(bytes);
+    u32::from_le_bytes(hash.as_bytes()[..4].try_into().expect("four bytes"))
+}
+
+/// Where the digits section starts: after the material's name, 8-aligned.
+fn digits_at(name_length: usize) -> usize {
+    (FIXED_HEADER + name_length).div_ceil(8) * 8
+}
+
+impl PackedTable {
+    /// Opens `path`: magic, version, header checksum, directory checksum and the file's length
+    /// are checked; the blocks are checked as they are decoded.
+    pub fn open(path: &Path) -> Result<PackedTable, FormatError> {
+        let file = File::open(path).map_err(io_error(path))?;
+        PackedTable::from_file(&file, path)
+    }
+
+    /// [`PackedTable::open`] on a file already open, `path` naming it in messages.
+    fn from_file(file: &File, path: &Path) -> Result<PackedTable, FormatError> {
+        let (map, header, header_length) =
+            crate::map_header(file, path, &PACKED_MAGIC, PACKED_VERSION, FIXED_HEADER)?;
+        let bytes = &map[..];
+        let length = bytes.len() as u64;
+        let corrupt = |what: &str| FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+        };
+        let coder = u16::from_le_bytes([bytes[38], bytes[39]]);
+        if coder != CODER_ZSTD_BLOCKS {
+            return Err(corrupt(&format!("unknown coder {coder}")));
+        }
+        let entries_per_block = u64::from(read_u32(bytes, 40));
+        if entries_per_block == 0 {
+            return Err(corrupt("blocks of no entries"));
+        }
+        // The index's digits and each side's order of them.
+        let digits = usize::from(bytes[44]);
+        let at = digits_at(header.material.len());
+        if digits == 0 || digits > MAX_DIGITS || at + 10 * digits > header_length - HASH_LEN {
+            return Err(corrupt("impossible number of index digits"));
+        }
+        let radices: Vec<u64> = (0..digits).map(|d| read_u64(bytes, at + 8 * d)).collect();
+        let mut orders = Vec::with_capacity(2);
+        for s in 0..2 {
+            let order = &bytes[at + 8 * digits + s * digits..][..digits];
+            let order = DigitOrder::new(&radices, order)
+                .filter(|o| o.entries() == header.entries_per_side)
+                .ok_or_else(|| corrupt("the index digits do not number the entries"))?;
+            orders.push(order);
+        }
+        let blocks_per_side = header.entries_per_side.div_ceil(entries_per_block);
+        let stream_hash: [u8; 32] = bytes[48..80].try_into().expect("32 bytes");
+        // The side records, checked against each other and the file's length.
+        let mut records = [(0u64, 0u64, 0u64, 0u64, 0u64, 0u64); 2];
+        for (s, record) in records.iter_mut().enumerate() {
+            let at = 80 + s * SIDE_RECORD;
+            *record = (
+                read_u64(bytes, at),
+                u64::from(read_u32(bytes, at + 8)),
+                u64::from(read_u32(bytes, at + 12)),
+                read_u64(bytes, at + 16),
+                read_u64(bytes, at + 24),
+                read_u64(bytes, at + 32),
+            );
+        }
+        let directory_end = records[0].4;
+        let mut expected_end = directory_end;
+        for &(dict_at, dict_len, blocks, table_at, data_at, data_len) in &records {
+            let inside = |at: u64, len: u64| {
+                at >= header_length as u64
+                    && at.checked_add(len).is_some_and(|end| end <= directory_end)
+            };
+            if blocks != blocks_per_side
+                || !inside(dict_at, dict_len)
+                || !inside(table_at, blocks * BLOCK_RECORD as u64)
+                || data_at != expected_end
+            {
+                return Err(corrupt("inconsistent directory"));
+            }
+            expected_end = data_at
+                .checked_add(data_len)
+                .ok_or_else(|| corrupt("impossible size"))?;
+        }
+        if expected_end != length {
+            return Err(FormatError::WrongLength {
+                path: path.to_path_buf(),
+                expected: expected_end,
+                found: length,
+            });
+        }
+        let directory = &bytes[header_length..directory_end as usize];
+        if blake3::hash(directory).as_bytes()[..] != bytes[160..192] {
+            return Err(corrupt(
+                "directory checksum mismatch (dictionaries or block tables)",
+            ));
+        }
+        let mut sides = Vec::with_capacity(2);
+        for (&(dict_at, dict_len, blocks, table_at, data_at, data_len), order) in
+            records.iter().zip(orders)
+        {
+            let dictionary = (dict_len > 0).then(|| {
+                DDictHandle(DDict::create(
+                    &bytes[dict_at as usize..(dict_at + dict_len) as usize],
+                ))
+            });
+            let table = &bytes[table_at as usize..][..blocks as usize * BLOCK_RECORD];
+            let mut ends = Vec::with_capacity(blocks as usize);
+            let mut checksums = Vec::with_capacity(blocks as usize);
+            let mut previous = 0u32;
+            for record in table.chunks_exact(BLOCK_RECORD) {
+                let end = read_u32(record, 0);
+                if end < previous {
+                    return Err(corrupt("block offsets out of order"));
+                }
+                previous = end;
+                ends.push(end);
+                checksums.push(read_u32(record, 4));
+            }
+            if u64::from(previous) != data_len {
+                return Err(corrupt("block offsets do not end with the side's data"));
+            }
+            sides.push(PackedSide {
+                dictionary,
+                order,
+                ends,
+                checksums,
+                data_start: data_at as usize,
+            });
+        }
+        let sides: [PackedSide; 2] = sides.try_into().expect("two sides");
+        Ok(PackedTable {
+            path: path.to_path_buf(),
+            header,
+            stream_hash,
+            entries_per_block,
+            map,
+            sides,
+        })
+    }
+
+    /// The header (the raw table's).
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The blake3 hash of the value stream, which is the raw table's body hash.
+    pub fn stream_hash(&self) -> [u8; 32] {
+        self.stream_hash
+    }
+
+    /// The path it was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Entries per block.
+    pub fn entries_per_block(&self) -> u64 {
+        self.entries_per_block
+    }
+
+    /// Blocks per side to move.
+    pub fn blocks_per_side(&self) -> u64 {
+        self.sides[0].ends.len() as u64
+    }
+
+    /// The order of a side's entries.
+    pub fn order(&self, white_to_move: bool) -> &DigitOrder {
+        &self.sides[usize::from(!white_to_move)].order
+    }
+
+    /// The number of entries of block `block` (the last block of a side may be shorter).
+    pub fn block_entries(&self, block: u64) -> usize {
+        let start = block * self.entries_per_block;
+        (self.header.entries_per_side - start).min(self.entries_per_block) as usize
+    }
+
+    /// Where the entry of raw index `index` lies for a side: its block and its place there.
+    pub fn locate(&self, white_to_move: bool, index: u64) -> (u64, usize) {
+        let place = self.order(white_to_move).packed_index(index);
+        (
+            place / self.entries_per_block,
+            (place % self.entries_per_block) as usize,
+        )
+    }
+
+    /// The compressed bytes of a block.
+    fn block_bytes(&self, white_to_move: bool, block: u64) -> &[u8] {
+        let (at, len) = self.block_extent(white_to_move, block);
+        &self.map[at as usize..(at + len) as usize]
+    }
+
+    /// The file offset and compressed length of a block.
+    pub fn block_extent(&self, white_to_move: bool, block: u64) -> (u64, u64) {
+        let side = &self.sides[usize::from(!white_to_move)];
+        let b = block as usize;
+        let start = if b == 0 { 0 } else { side.ends[b - 1] as u64 };
+        (
+            side.data_start as u64 + start,
+            u64::from(side.ends[b]) - start,
+        )
+    }
+
+    fn damaged(&self, white_to_move: bool, block: u64, what: String) -> FormatError {
+        FormatError::CorruptBlock {
+            path: self.path.clone(),
+            material: self.header.material.clone(),
+            side: side_name(white_to_move),
+            block,
+            what,
+        }
+    }
+
+    /// Decodes block `block` of a side into `out`, which must hold exactly its entries
+    /// ([`PackedTable::block_entries`] × value width bytes), in the side's packed order. The
+    /// block's checksum is checked before it is decoded.
+    pub fn decode_block(
+        &self,
+        white_to_move: bool,
+        block: u64,
+        out: &mut [u8],
+    ) -> Result<(), FormatError> {
+        if block >= self.blocks_per_side() {
+            return Err(FormatError::IndexOutOfRange {
+                material: self.header.material.clone(),
+                index: block * self.entries_per_block,
+                entries: self.header.entries_per_side,
+            });
+        }
+        let expected = self.block_entries(block) * usize::from(self.header.value_width);
+        assert_eq!(out.len(), expected, "a buffer of the block's size");
+        let bytes = self.block_bytes(white_to_move, block);
+        let side = &self.sides[usize::from(!white_to_move)];
+        if short_hash(bytes) != side.checksums[block as usize] {
+            return Err(self.damaged(
+                white_to_move,
+                block,
+                "its bytes do not match their blake3 checksum".into(),
+            ));
+        }
+        let decoded = DECODER.with(|decoder| {
+            let mut decoder = decoder.borrow_mut();
+            match &side.dictionary {
+                Some(DDictHandle(dictionary)) => {
+                    decoder.decompress_using_ddict(out, bytes, dictionary)
+                }
+                None => decoder.decompress(out, bytes),
+            }
+        });
+        match decoded {
+            Ok(n) if n == expected => Ok(()),
+            Ok(n) => Err(self.damaged(
+                white_to_move,
+                block,
+                format!("it decodes to {n} bytes, not {expected}"),
+            )),
+            Err(code) => Err(self.damaged(
+                white_to_move,
+                block,
+                format!("zstd: {}", zstd_safe::get_error_name(code)),
+            )),
+        }
+    }
+
+    /// The entry code at raw index `index` for a side, decoding its block (into a buffer of
+    /// this thread; a prober that reads many values keeps decoded blocks in a cache instead).
+    pub fn code(&self, white_to_move: bool, index: u64) -> Result<u32, FormatError> {
+        if index >= self.header.entries_per_side {
+            return Err(FormatError::IndexOutOfRange {
+                material: self.header.material.clone(),
+                index,
+                entries: self.header.entries_per_side,
+            });
+        }
+        thread_local! {
+            static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        }
+        let (block, place) = self.locate(white_to_move, index);
+        let width = usize::from(self.header.value_width);
+        BUFFER.with(|buffer| {
+            let mut buffer = buffer.borrow_mut();
+            buffer.resize(self.block_entries(block) * width, 0);
+            self.decode_block(white_to_move, block, &mut buffer)?;
+            Ok(entry_code(&buffer[place * width..(place + 1) * width]))
+        })
+    }
+
+    /// Decodes one side into `out` (its `E` entries in raw index order): blocks in parallel
+    /// where the side is in raw order, else one after another, each entry put at its raw place.
+    fn decode_side(&self, white_to_move: bool, out: &mut [u8]) -> Result<(), FormatError> {
+        let width = usize::from(self.header.value_width);
+        let block_bytes = self.entries_per_block as usize * width;
+        let order = self.order(white_to_move);
+        if order.is_identity() {
+            return out
+                .par_chunks_mut(block_bytes)
+                .enumerate()
+                .try_for_each(|(block, out)| self.decode_block(white_to_move, block as u64, out));
+        }
+        let mut buffer = vec![0u8; block_bytes];
+        for block in 0..self.blocks_per_side() {
+            let entries = self.block_entries(block);
+            let decoded = &mut buffer[..entries * width];
+            self.decode_block(white_to_move, block, decoded)?;
+            let mut entry = decoded.chunks_exact(width);
+            order.for_each_raw(block * self.entries_per_block, entries, |raw| {
+                let at = raw as usize * width;
+                out[at..at + width].copy_from_slice(entry.next().expect("an entry per place"));
+            });
+        }
+        Ok(())
+    }
+
+    /// Decodes both sides into a body of the raw layout (White's entries, then Black's), the
+    /// two sides at once. The body's hash is not checked here ([`Table::open`] does).
+    pub fn decode_body(&self) -> Result<Vec<u8>, FormatError> {
+        let width = usize::from(self.header.value_width);
+        let half = usize::try_from(self.header.entries_per_side)
+            .ok()
+            .and_then(|e| e.checked_mul(width))
+            .ok_or_else(|| FormatError::CorruptHeader {
+                path: self.path.clone(),
+                what: "too large to decode in memory".into(),
+            })?;
+        let mut body = vec![0u8; 2 * half];
+        let (white, black) = body.split_at_mut(half);
+        let (w, b) = rayon::join(
+            || self.decode_side(true, white),
+            || self.decode_side(false, black),
+        );
+        w?;
+        b?;
+        Ok(body)
+    }
+
+    /// Decodes the whole table into a [`Table`] held in memory, checking the value stream
+    /// against its hash.
+    pub fn to_table(&self) -> Result<Table, FormatError> {
+        let table = self.to_table_unchecked()?;
+        table.check_body()?;
+        Ok(table)
+    }
+
+    /// [`PackedTable::to_table`] without the check of the whole value stream's hash (each
+    /// block's checksum is still checked as it is decoded).
+    pub fn to_table_unchecked(&self) -> Result<Table, FormatError> {
+        Ok(Table::from_decoded(
+            self.path.clone(),
+            self.header.clone(),
+            self.stream_hash,
+            self.decode_body()?,
+            self.file_bytes(),
+        ))
+    }
+
+    /// The packed file's size in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+}
+
+/// An entry's code from its bytes (one, or two little-endian).
+#[inline]
+pub fn entry_code(bytes: &[u8]) -> u32 {
+    match bytes {
+        [b] => u32::from(*b),
+        [lo, hi] => u32::from(u16::from_le_bytes([*lo, *hi])),
+        _ => unreachable!("entries are one or two bytes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::header;
+    use crate::{encode_body, file_name, read_header, write_table};
+    use std::fs;
+
+    /// A raw table of `entries` per side whose codes repeat with variations, as tables do.
+    fn raw_table(dir: &Path, entries: u64, width: u8) -> Table {
+        let h = header(entries, width);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let codes = (0..2 * entries).map(|i| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let lane = (i % 64) as u32;
+            match state % 8 {
+                0 => 0,
+                1 => 1,
+                _ if width == 2 && state % 5 == 0 => 2 + 300,
+                _ => 2 + (lane % 31),
+            }
+        });
+        let codes: Vec<u32> = codes.collect();
+        let body = encode_body(&h, codes.into_iter()).unwrap();
+        let path = dir.join(file_name("KRvK", 8, 8));
+        write_table(&path, &h, &body).unwrap();
+        Table::open(&path).unwrap()
+    }
+
+    fn small_blocks() -> PackOptions {
+        PackOptions {
+            entries_per_block: 1000,
+            level: 3,
+            ..PackOptions::default()
+        }
+    }
+
+    #[test]
+    fn packed_tables_decode_to_the_raw_body() {
+        let dir = tempfile::tempdir().unwrap();
+        // Small sides (no dictionary) and large ones (a dictionary each), one and two bytes an
+        // entry, the last block short.
+        for (entries, width) in [(5u64, 1u8), (4_321, 1), (300_001, 1), (150_007, 2)] {
+            let raw = raw_table(dir.path(), entries, width);
+            let path = dir.path().join("KRvK.8x8.rtbz");
+            let report = pack(&raw, &path, &[], &small_blocks()).unwrap();
+            assert_eq!(report.packed_bytes, fs::metadata(&path).unwrap().len());
+            assert_eq!(
+                report.dictionary_bytes > 0,
+                entries * u64::from(width) >= 262_144
+            );
+            let packed = PackedTable::open(&path).unwrap();
+            assert_eq!(packed.header(), raw.header());
+            assert_eq!(packed.stream_hash(), raw.body_hash());
+            for white in [true, false] {
+                for i in (0..entries).step_by(997).chain([entries - 1]) {
+                    assert_eq!(packed.code(white, i).unwrap(), raw.code(white, i).unwrap());
+                }
+            }
+            assert!(packed.code(true, entries).is_err());
+            assert!(packed.order(true).is_identity() && packed.order(false).is_identity());
+            let whole = Table::open(&path).unwrap();
+            assert!(whole.is_packed());
+            assert_eq!(whole.body(), raw.body());
+            assert_eq!(whole.body_hash(), raw.body_hash());
+            let (h, hash) = read_header(&path).unwrap();
+            assert_eq!((&h, hash), (raw.header(), raw.body_hash()));
+        }
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
+    }
+
+    /// With the index's digits named, each side is packed in the order of them that compresses
+    /// best, and still reads back every entry at its raw index.
+    #[test]
+    fn reordered_sides_read_back_in_raw_order() {
+        let dir = tempfile::tempdir().unwrap();
+        // Digits 20 × 125 × 120, the entries depending on the last two only: in raw order the
+        // same 15,000 codes come twenty times over, too far apart for a block to use; with the
+        // first digit last, each code comes twenty times in a row.
+        let h = header(300_000, 1);
+        let codes: Vec<u32> = (0..2 * 300_000u64)
+            .map(|i| {
+                let mut x = (i % 15_000).wrapping_mul(0x9e37_79b9_7f4a_7c15) + 1;
+                x ^= x >> 29;
+                x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                x ^= x >> 32;
+                2 + (x % 29) as u32
+            })
+            .collect();
+        let path = dir.path().join(file_name("KRvK", 8, 8));
+        write_table(&path, &h, &encode_body(&h, codes.into_iter()).unwrap()).unwrap();
+        let raw = Table::open(&path).unwrap();
+        let packed_path = dir.path().join("KRvK.8x8.rtbz");
+        let report = pack(&raw, &packed_path, &[20, 125, 120], &small_blocks()).unwrap();
+        assert_eq!(report.orders[0].last(), Some(&0), "{report:?}");
+        let identity = dir.path().join("identity.rtbz");
+        let plain = pack(&raw, &identity, &[], &small_blocks()).unwrap();
+        assert!(
+            report.packed_bytes < plain.packed_bytes,
+            "{report:?} {plain:?}"
+        );
+        assert_eq!(report.orders[0].last(), Some(&0), "{report:?}");
+        let packed = PackedTable::open(&packed_path).unwrap();
+        assert!(!packed.order(true).is_identity());
+        for i in (0..300_000).step_by(331) {
+            for white in [true, false] {
+                assert_eq!(packed.code(white, i).unwrap(), raw.code(white, i).unwrap());
+            }
+        }
+        assert_eq!(Table::open(&packed_path).unwrap().body(), raw.body());
+        assert!(pack(&raw, &identity, &[20, 125, 121], &small_blocks()).is_err());
+    }
+
+    #[test]
+    fn damaged_packed_files_are_refused_naming_what_is_wrong() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = raw_table(dir.path(), 300_001, 1);
+        let path = dir.path().join("KRvK.8x8.rtbz");
+        pack(&raw, &path, &[], &small_blocks()).unwrap();
+        let good = fs::read(&path).unwrap();
+        let packed = PackedTable::open(&path).unwrap();
+        // A byte flipped in block 7 of Black's side.
+        let (at, _) = packed.block_extent(false, 7);
+        drop(packed);
+        let mut bad = good.clone();
+        bad[at as usize + 3] ^= 0x10;
+        fs::write(&path, &bad).unwrap();
+        let damaged = PackedTable::open(&path).unwrap();
+        assert!(
+            damaged.code(true, 7_500).is_ok(),
+            "White's block 7 is intact"
+        );
+        let error = damaged.code(false, 7_500).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                FormatError::CorruptBlock {
+                    block: 7,
+                    side: "Black",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains("block 7 of KRvK (Black to move)"),
+            "{message}"
+        );
+        assert!(matches!(
+            Table::open(&path),
+            Err(FormatError::CorruptBlock { .. })
+        ));
+        // Truncated, a header field changed, the directory changed, another kind of file.
+        let check = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            PackedTable::open(&path).unwrap_err()
+        };
+        assert!(matches!(
+            check(&good[..good.len() - 1]),
+            FormatError::WrongLength { .. }
+        ));
+        assert!(matches!(
+            check(&good[..100]),
+            FormatError::WrongLength { .. }
+        ));
+        let mut bad = good.clone();
+        bad[24] ^= 1;
+        assert!(matches!(check(&bad), FormatError::CorruptHeader { .. }));
+        let header_length = read_u32(&good, 12) as usize;
+        let mut bad = good.clone();
+        bad[header_length + 5] ^= 1;
+        let error = check(&bad);
+        assert!(error.to_string().contains("directory checksum"), "{error}");
+        let mut bad = good.clone();
+        bad[..8].copy_from_slice(b"NOTATABL");
+        assert!(matches!(check(&bad), FormatError::BadMagic { .. }));
+        let mut bad = good.clone();
+        bad[8] = 9;
+        assert!(matches!(
+            check(&bad),
+            FormatError::UnsupportedVersion { found: 9, .. }
+        ));
+    }
+
+    #[test]
+    fn a_failed_pack_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = raw_table(dir.path(), 4_321, 1);
+        let path = dir.path().join("KRvK.8x8.rtbz");
+        fs::write(&path, b"the old file").unwrap();
+        let bad = PackOptions {
+            level: 40,
+            ..PackOptions::default()
+        };
+        assert!(pack(&raw, &path, &[], &bad).is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"the old file");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+}

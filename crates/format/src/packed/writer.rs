@@ -1,0 +1,433 @@
+//! Writing packed tables: each side's order of entries chosen, its dictionary trained, its
+//! blocks compressed a stretch at a time and written as they come, and the written file decoded
+//! back against the raw body before it is kept.
+//!
+//! Owns: [`pack`], [`PackOptions`], [`PackReport`].
+//! Must never: keep a file that does not decode to the raw body, or hold a whole side's
+//! compressed blocks in memory (the largest tables would not fit beside their raw bodies).
+
+use super::{
+    digits_at, short_hash, DigitOrder, PackedTable, BLOCK_RECORD, CODER_ZSTD_BLOCKS, HASH_LEN,
+    MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION,
+};
+use crate::{io_error, FormatError, Table, TempFile};
+use rayon::prelude::*;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use zstd::zstd_safe::{self, CParameter, DCtx, DDict};
+
+/// How [`pack`] compresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackOptions {
+    /// Entries per block: a probe decodes one block.
+    pub entries_per_block: u32,
+    /// The zstd compression level (1 to 22).
+    pub level: i32,
+    /// The largest dictionary trained for a side, in bytes; a side gets a dictionary of at
+    /// most a sixty-fourth of its raw size, and none below [`MIN_DICTIONARY_BYTES`].
+    pub max_dictionary_bytes: usize,
+}
+
+/// The shortest match the compressor looks for: tables repeat in long runs and whole lanes
+/// (the last man's squares), and longer matches both compress them better at small block
+/// sizes and decode faster than zstd's default (see `docs/packing.md`).
+pub const MIN_MATCH: u32 = 7;
+
+/// The smallest dictionary worth training; smaller sides are packed without one.
+pub const MIN_DICTIONARY_BYTES: usize = 4096;
+
+/// Blocks spread over a side to compare the orders of its entries by.
+const SAMPLE_BLOCKS: usize = 256;
+
+/// Blocks compressed at once before they are written.
+const STRETCH_BLOCKS: u64 = 4096;
+
+impl Default for PackOptions {
+    fn default() -> PackOptions {
+        PackOptions {
+            entries_per_block: 1024,
+            level: 12,
+            max_dictionary_bytes: 16 * 1024,
+        }
+    }
+}
+
+/// What [`pack`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackReport {
+    /// The packed file written.
+    pub path: PathBuf,
+    /// The raw table's size in bytes (its header included).
+    pub raw_bytes: u64,
+    /// The packed file's size in bytes.
+    pub packed_bytes: u64,
+    /// Blocks, both sides.
+    pub blocks: u64,
+    /// Dictionary bytes, both sides.
+    pub dictionary_bytes: u64,
+    /// The order of each side's digits chosen (White, Black): raw digit numbers, most
+    /// significant first.
+    pub orders: [Vec<u8>; 2],
+    /// Seconds taken, the check of the written file included.
+    pub seconds: f64,
+}
+
+/// One side of the raw body and how it is packed.
+struct Side<'a> {
+    /// The raw entries, `width` bytes each, in raw index order.
+    raw: &'a [u8],
+    width: usize,
+    order: DigitOrder,
+    dictionary: Vec<u8>,
+}
+
+impl Side<'_> {
+    /// The entries of packed places `start .. start + count`, gathered into `out`.
+    fn gather(&self, start: u64, count: usize, out: &mut Vec<u8>) {
+        out.clear();
+        let w = self.width;
+        self.order.for_each_raw(start, count, |raw| {
+            let at = raw as usize * w;
+            out.extend_from_slice(&self.raw[at..at + w]);
+        });
+    }
+
+    /// `count` blocks of `entries` entries drawn over the side in its order (by a fixed
+    /// pseudo-random sequence: blocks at even steps would fall in step with the digits and
+    /// show one part of the side only).
+    fn sample(&self, entries: u64, count: usize) -> Vec<Vec<u8>> {
+        let total = self.order.entries();
+        let blocks = total.div_ceil(entries);
+        if blocks <= count as u64 {
+            return (0..blocks).map(|b| self.block(b, entries)).collect();
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        (0..count)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                self.block(state % blocks, entries)
+            })
+            .collect()
+    }
+
+    /// Block `block` of blocks of `entries` entries in the side's order.
+    fn block(&self, block: u64, entries: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        let start = block * entries;
+        self.gather(
+            start,
+            (self.order.entries() - start).min(entries) as usize,
+            &mut out,
+        );
+        out
+    }
+}
+
+fn compressor(
+    options: &PackOptions,
+    dictionary: &[u8],
+) -> std::io::Result<zstd::bulk::Compressor<'static>> {
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(options.level, dictionary)?;
+    compressor.set_parameter(CParameter::MinMatch(MIN_MATCH))?;
+    Ok(compressor)
+}
+
+/// A dictionary for a side of `side_bytes` raw bytes, trained on `samples`, if the side is large
+/// enough for one to pay.
+fn train(samples: &[Vec<u8>], side_bytes: usize, options: &PackOptions) -> Vec<u8> {
+    let size = (side_bytes / 64).min(options.max_dictionary_bytes);
+    if size < MIN_DICTIONARY_BYTES || samples.len() < 16 {
+        return Vec::new();
+    }
+    zstd::dict::from_samples(samples, size).unwrap_or_default()
+}
+
+/// The compressed size of blocks spread over a side taken in `order`, its dictionary included:
+/// how the orders of a side are compared.
+fn sampled_size(
+    raw: &[u8],
+    width: usize,
+    order: DigitOrder,
+    options: &PackOptions,
+) -> std::io::Result<usize> {
+    let side = Side {
+        raw,
+        width,
+        order,
+        dictionary: Vec::new(),
+    };
+    let blocks = side.sample(u64::from(options.entries_per_block), SAMPLE_BLOCKS);
+    let dictionary = train(&blocks, raw.len(), options);
+    let mut compressor = compressor(options, &dictionary)?;
+    let mut total = dictionary.len();
+    for block in &blocks {
+        total += compressor.compress(block)?.len();
+    }
+    Ok(total)
+}
+
+/// The order of a side's entries that compresses best on a sample, the raw order on a tie.
+fn choose_order(
+    raw: &[u8],
+    width: usize,
+    radices: &[u64],
+    options: &PackOptions,
+) -> std::io::Result<DigitOrder> {
+    let candidates = DigitOrder::candidates(radices);
+    if candidates.len() == 1 {
+        return Ok(candidates.into_iter().next().expect("one candidate"));
+    }
+    let sizes: Vec<usize> = candidates
+        .par_iter()
+        .map(|order| sampled_size(raw, width, order.clone(), options))
+        .collect::<std::io::Result<_>>()?;
+    let best = (0..candidates.len())
+        .min_by_key(|&k| (sizes[k], k))
+        .expect("a candidate");
+    Ok(candidates[best].clone())
+}
+
+fn pad8(n: u64) -> u64 {
+    n.div_ceil(8) * 8
+}
+
+/// Packs an opened table into `path`, atomically. `radices` are the digits of the table's
+/// index, most significant first (their product the entries per side; empty for one digit):
+/// each side's entries are taken in the order of those digits that compresses a sample of its
+/// blocks best. The table's body is checked against its hash, the packed file written to a
+/// temporary file beside `path` (unnamed where the file system allows, so that a process killed
+/// part way leaves nothing), flushed, opened again and decoded block by block against the body,
+/// then renamed into place. A failure leaves any previous file at `path` untouched.
+pub fn pack(
+    table: &Table,
+    path: &Path,
+    radices: &[u64],
+    options: &PackOptions,
+) -> Result<PackReport, FormatError> {
+    let start = Instant::now();
+    let header = table.header();
+    let refuse = |what: String| FormatError::CorruptHeader {
+        path: path.to_path_buf(),
+        what,
+    };
+    if options.entries_per_block == 0 || !(1..=22).contains(&options.level) {
+        return Err(refuse(format!(
+            "cannot pack with {} entries per block at level {}",
+            options.entries_per_block, options.level
+        )));
+    }
+    let entries = header.entries_per_side;
+    let radices: Vec<u64> = if radices.is_empty() {
+        vec![entries]
+    } else {
+        radices.to_vec()
+    };
+    let product = radices.iter().try_fold(1u64, |p, &r| p.checked_mul(r));
+    if radices.len() > MAX_DIGITS || product != Some(entries) {
+        return Err(refuse(format!(
+            "index digits {radices:?} do not number the {entries} entries of a side"
+        )));
+    }
+    table.check_body()?;
+    let io = |source: std::io::Error| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let width = usize::from(header.value_width);
+    let (white, black) = table.body().split_at(table.body().len() / 2);
+    let per_block = u64::from(options.entries_per_block);
+    let blocks_per_side = entries.div_ceil(per_block);
+    let mut sides = Vec::with_capacity(2);
+    for raw in [white, black] {
+        let order = choose_order(raw, width, &radices, options).map_err(io)?;
+        let mut side = Side {
+            raw,
+            width,
+            order,
+            dictionary: Vec::new(),
+        };
+        let wanted = (100 * options.max_dictionary_bytes).div_ceil(per_block as usize * width);
+        side.dictionary = train(&side.sample(per_block, wanted.max(16)), raw.len(), options);
+        sides.push(side);
+    }
+
+    // The layout: header (its digits after the name), then per side its dictionary and block
+    // table, then the data.
+    let name = header.material.as_bytes();
+    let n = radices.len();
+    let digits = digits_at(name.len()) as u64;
+    let header_length = pad8(digits + 10 * n as u64) + HASH_LEN as u64;
+    let mut at = header_length;
+    let mut places = Vec::new();
+    for side in &sides {
+        let dict_at = at;
+        at = pad8(at + side.dictionary.len() as u64);
+        let table_at = at;
+        at = pad8(at + blocks_per_side * BLOCK_RECORD as u64);
+        places.push((dict_at, table_at));
+    }
+    let directory_end = at;
+
+    // The data, a stretch of blocks at a time: compressed in parallel, each decoded again at
+    // once (a block that does not give back its entries is never written), then written.
+    let temp = TempFile::beside(path)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, temp.file());
+    out.seek(SeekFrom::Start(directory_end))
+        .map_err(io_error(temp.path()))?;
+    let mut tables: Vec<Vec<u8>> = Vec::new();
+    let mut lengths = Vec::new();
+    for side in &sides {
+        let decoder_dictionary = DDict::create(&side.dictionary);
+        let mut records = Vec::with_capacity(blocks_per_side as usize * BLOCK_RECORD);
+        let mut end = 0u64;
+        for stretch in (0..blocks_per_side).step_by(STRETCH_BLOCKS as usize) {
+            let last = (stretch + STRETCH_BLOCKS).min(blocks_per_side);
+            let compressed: Vec<Vec<u8>> = (stretch..last)
+                .into_par_iter()
+                .map_init(
+                    || {
+                        (
+                            compressor(options, &side.dictionary),
+                            DCtx::create(),
+                            Vec::new(),
+                            Vec::new(),
+                        )
+                    },
+                    |(compressor, decoder, block, check), b| {
+                        let compressor = compressor
+                            .as_mut()
+                            .map_err(|e| std::io::Error::other(e.to_string()))?;
+                        let first = b * per_block;
+                        side.gather(first, (entries - first).min(per_block) as usize, block);
+                        let bytes = compressor.compress(block)?;
+                        check.resize(block.len(), 0);
+                        let decoded = if side.dictionary.is_empty() {
+                            decoder.decompress(&mut check[..], &bytes)
+                        } else {
+                            decoder.decompress_using_ddict(
+                                &mut check[..],
+                                &bytes,
+                                &decoder_dictionary,
+                            )
+                        }
+                        .map_err(|code| std::io::Error::other(zstd_safe::get_error_name(code)))?;
+                        if decoded != block.len() || check != block {
+                            return Err(std::io::Error::other(
+                                "a block did not decode to its entries",
+                            ));
+                        }
+                        Ok(bytes)
+                    },
+                )
+                .collect::<std::io::Result<_>>()
+                .map_err(io)?;
+            for bytes in compressed {
+                out.write_all(&bytes).map_err(io_error(temp.path()))?;
+                end += bytes.len() as u64;
+                let end32 = u32::try_from(end).map_err(|_| {
+                    refuse("a side compresses to more than 4 GiB, beyond this layout".into())
+                })?;
+                records.extend_from_slice(&end32.to_le_bytes());
+                records.extend_from_slice(&short_hash(&bytes).to_le_bytes());
+            }
+        }
+        tables.push(records);
+        lengths.push(end);
+    }
+    out.flush().map_err(io_error(temp.path()))?;
+    drop(out);
+
+    // The directory and the header, now that the blocks' ends are known.
+    let mut directory = vec![0u8; (directory_end - header_length) as usize];
+    for ((side, records), &(dict_at, table_at)) in sides.iter().zip(&tables).zip(&places) {
+        let d = (dict_at - header_length) as usize;
+        directory[d..d + side.dictionary.len()].copy_from_slice(&side.dictionary);
+        let t = (table_at - header_length) as usize;
+        directory[t..t + records.len()].copy_from_slice(records);
+    }
+    let mut head = Vec::with_capacity(header_length as usize);
+    head.extend_from_slice(&PACKED_MAGIC);
+    head.extend_from_slice(&PACKED_VERSION.to_le_bytes());
+    head.extend_from_slice(&(header_length as u32).to_le_bytes());
+    head.extend_from_slice(&[
+        header.files,
+        header.ranks,
+        header.value_width,
+        header.symmetries,
+    ]);
+    head.extend_from_slice(&header.index_scheme.to_le_bytes());
+    head.extend_from_slice(&header.entries_per_side.to_le_bytes());
+    head.extend_from_slice(&header.max_plies.to_le_bytes());
+    head.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    head.extend_from_slice(&CODER_ZSTD_BLOCKS.to_le_bytes());
+    head.extend_from_slice(&options.entries_per_block.to_le_bytes());
+    head.extend_from_slice(&[n as u8, 0, 0, 0]);
+    head.extend_from_slice(&table.body_hash());
+    let mut data_at = directory_end;
+    for ((side, &(dict_at, table_at)), &length) in sides.iter().zip(&places).zip(&lengths) {
+        head.extend_from_slice(&dict_at.to_le_bytes());
+        head.extend_from_slice(&(side.dictionary.len() as u32).to_le_bytes());
+        head.extend_from_slice(&(blocks_per_side as u32).to_le_bytes());
+        head.extend_from_slice(&table_at.to_le_bytes());
+        head.extend_from_slice(&data_at.to_le_bytes());
+        head.extend_from_slice(&length.to_le_bytes());
+        data_at += length;
+    }
+    head.extend_from_slice(blake3::hash(&directory).as_bytes());
+    head.extend_from_slice(name);
+    head.resize(digits as usize, 0);
+    for radix in &radices {
+        head.extend_from_slice(&radix.to_le_bytes());
+    }
+    for side in &sides {
+        head.extend_from_slice(side.order.order());
+    }
+    head.resize(header_length as usize - HASH_LEN, 0);
+    let header_hash = blake3::hash(&head);
+    head.extend_from_slice(header_hash.as_bytes());
+    let file = temp.file();
+    file.write_all_at(&head, 0).map_err(io_error(temp.path()))?;
+    file.write_all_at(&directory, header_length)
+        .map_err(io_error(temp.path()))?;
+    file.sync_all().map_err(io_error(temp.path()))?;
+
+    // The file as written decodes to the raw body, block by block, or it is not kept.
+    let written = PackedTable::from_file(file, path)?;
+    let differs = || FormatError::CorruptBody {
+        path: path.to_path_buf(),
+    };
+    for (s, side) in sides.iter().enumerate() {
+        (0..blocks_per_side).into_par_iter().try_for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(decoded, original), b| {
+                let first = b * per_block;
+                side.gather(first, (entries - first).min(per_block) as usize, original);
+                decoded.resize(original.len(), 0);
+                written.decode_block(s == 0, b, decoded)?;
+                if decoded != original {
+                    return Err(differs());
+                }
+                Ok(())
+            },
+        )?;
+    }
+    let packed_bytes = written.file_bytes();
+    drop(written);
+    temp.persist(path)?;
+    Ok(PackReport {
+        path: path.to_path_buf(),
+        raw_bytes: table.file_bytes(),
+        packed_bytes,
+        blocks: 2 * blocks_per_side,
+        dictionary_bytes: sides.iter().map(|s| s.dictionary.len() as u64).sum(),
+        orders: [
+            sides[0].order.order().to_vec(),
+            sides[1].order.order().to_vec(),
+        ],
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

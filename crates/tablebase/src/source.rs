@@ -1,0 +1,148 @@
+//! Opened tables and the block cache: where a probe's entry comes from.
+//!
+//! Owns: [`Source`] (a raw table, memory-mapped, or a packed one read a block at a time) and
+//! [`BlockCache`] (decoded blocks of packed tables, bounded in bytes, shared by every thread).
+//! Must never: interpret a code (that is [`retro_format::Value`]) or decode a block itself
+//! (that is [`retro_format::PackedTable`], which checks each block before decoding it).
+
+use retro_format::{FormatError, PackedTable, Table};
+use std::sync::Arc;
+
+/// A decoded block: its entries' bytes.
+type Block = Arc<[u8]>;
+
+/// Which block: the table's number in its [`crate::Tablebase`], the side to move (White 0),
+/// the block's number.
+type BlockKey = (u32, u8, u64);
+
+#[derive(Clone)]
+struct BlockBytes;
+
+impl quick_cache::Weighter<BlockKey, Block> for BlockBytes {
+    fn weight(&self, _key: &BlockKey, block: &Block) -> u64 {
+        block.len() as u64 + 64
+    }
+}
+
+/// Decoded blocks of packed tables, at most a given number of bytes of them; safe to share
+/// between threads. With a size of 0 nothing is kept and every probe decodes its block.
+pub struct BlockCache {
+    blocks: Option<quick_cache::sync::Cache<BlockKey, Block, BlockBytes>>,
+    bytes: u64,
+}
+
+impl BlockCache {
+    /// A cache holding at most `bytes` bytes of decoded blocks.
+    pub fn new(bytes: u64) -> BlockCache {
+        // Blocks are a few KiB: the estimate only sizes the cache's own table.
+        let estimated = usize::try_from(bytes / 4096).unwrap_or(usize::MAX).max(16);
+        BlockCache {
+            blocks: (bytes > 0)
+                .then(|| quick_cache::sync::Cache::with_weighter(estimated, bytes, BlockBytes)),
+            bytes,
+        }
+    }
+
+    /// Its size in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The bytes of decoded blocks it holds now.
+    pub fn held_bytes(&self) -> u64 {
+        self.blocks.as_ref().map_or(0, |c| c.weight())
+    }
+}
+
+/// An opened table file.
+pub enum Source {
+    /// A raw table, memory-mapped, its body checked at opening.
+    Raw(Table),
+    /// A packed table: header and directory checked at opening, each block when decoded.
+    Packed(Box<PackedTable>),
+}
+
+impl Source {
+    /// Opens `path`: a packed file (`.rtbz`) for reading a block at a time, a raw one whole.
+    pub fn open(path: &std::path::Path) -> Result<Source, FormatError> {
+        if retro_format::is_packed_path(path) {
+            PackedTable::open(path).map(|p| Source::Packed(Box::new(p)))
+        } else {
+            Table::open(path).map(Source::Raw)
+        }
+    }
+
+    /// The header.
+    pub fn header(&self) -> &retro_format::Header {
+        match self {
+            Source::Raw(t) => t.header(),
+            Source::Packed(p) => p.header(),
+        }
+    }
+
+    /// The entry code of `index` for a side to move, through `cache` for a packed table (the
+    /// table's number there is `id`).
+    pub fn code(
+        &self,
+        white_to_move: bool,
+        index: u64,
+        cache: &BlockCache,
+        id: u32,
+    ) -> Result<u32, FormatError> {
+        let packed = match self {
+            Source::Raw(t) => return t.code(white_to_move, index),
+            Source::Packed(p) => p,
+        };
+        let Some(blocks) = &cache.blocks else {
+            return packed.code(white_to_move, index);
+        };
+        let entries = packed.header().entries_per_side;
+        if index >= entries {
+            return Err(FormatError::IndexOutOfRange {
+                material: packed.header().material.clone(),
+                index,
+                entries,
+            });
+        }
+        let (block, place) = packed.locate(white_to_move, index);
+        let key = (id, u8::from(!white_to_move), block);
+        let bytes = blocks.get_or_insert_with(&key, || {
+            let width = usize::from(packed.header().value_width);
+            let mut out = vec![0u8; packed.block_entries(block) * width];
+            packed.decode_block(white_to_move, block, &mut out)?;
+            Ok::<Block, FormatError>(out.into())
+        })?;
+        let width = usize::from(packed.header().value_width);
+        Ok(retro_format::packed::entry_code(
+            &bytes[place * width..(place + 1) * width],
+        ))
+    }
+
+    /// The whole table, for reading every entry (statistics): a raw table as it is, a packed
+    /// one decoded into memory and checked against its value stream's hash.
+    pub fn whole(&self) -> Result<Whole<'_>, FormatError> {
+        match self {
+            Source::Raw(t) => Ok(Whole::Mapped(t)),
+            Source::Packed(p) => p.to_table().map(Whole::Decoded),
+        }
+    }
+}
+
+/// A whole table: the raw one mapped, or a packed one decoded for the caller.
+pub enum Whole<'a> {
+    /// The opened raw table.
+    Mapped(&'a Table),
+    /// A packed table, decoded.
+    Decoded(Table),
+}
+
+impl std::ops::Deref for Whole<'_> {
+    type Target = Table;
+
+    fn deref(&self) -> &Table {
+        match self {
+            Whole::Mapped(t) => t,
+            Whole::Decoded(t) => t,
+        }
+    }
+}

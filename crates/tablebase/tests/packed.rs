@@ -1,0 +1,65 @@
+//! A tablebase of packed files answers every position as the raw files do — without a block
+//! cache, with one so small it evicts at every probe, and with threads probing at once — and
+//! is shared between threads (`Send + Sync`).
+
+use rayon::prelude::*;
+use retro_engine::{Geometry, Indexer, Material, Position, TablePosition, TABLE_MEN};
+use retro_format::{PackOptions, Table};
+use retro_gen::{Builder, Silent};
+use retro_rules::{Board, Side};
+use retro_tablebase::Tablebase;
+
+fn shared<T: Send + Sync>() {}
+
+#[test]
+fn packed_tables_answer_every_position_as_raw_ones() {
+    shared::<Tablebase>();
+    let board = Board::STANDARD;
+    let geo = Geometry::new(board);
+    let raw = tempfile::tempdir().unwrap();
+    let packed = tempfile::tempdir().unwrap();
+    let materials: Vec<Material> = ["KRvK", "KQvKN", "KPvK"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    Builder::new(board, raw.path())
+        .build(&materials, &Silent)
+        .unwrap();
+    let options = PackOptions {
+        entries_per_block: 512,
+        ..PackOptions::default()
+    };
+    Builder::new(board, packed.path())
+        .with_pack(Some(options))
+        .build(&materials, &Silent)
+        .unwrap();
+    let from_raw = Tablebase::new(board, raw.path());
+    let tablebases = [
+        Tablebase::new(board, packed.path()).with_cache_bytes(0),
+        Tablebase::new(board, packed.path()).with_cache_bytes(2048),
+        Tablebase::new(board, packed.path()),
+    ];
+    for material in &materials {
+        let file = packed.path().join(format!("{material}.8x8.rtbz"));
+        assert!(Table::open(&file).unwrap().is_packed(), "{material} packed");
+        let indexer = Indexer::new(&geo, *material).unwrap();
+        for stm in Side::ALL {
+            let positions: Vec<Position> = (0..indexer.size())
+                .filter_map(|i| indexer.position::<TABLE_MEN>(&geo, i, stm))
+                .filter(|p: &TablePosition| p.is_legal(&geo))
+                .map(|p| p.resized().unwrap())
+                .collect();
+            for tb in &tablebases {
+                let mismatches = positions
+                    .par_iter()
+                    .filter(|p| tb.value(*p).unwrap() != from_raw.value(*p).unwrap())
+                    .count();
+                assert_eq!(mismatches, 0, "{material}, {stm} to move");
+            }
+        }
+    }
+    let cache = tablebases[1].cache();
+    assert!(cache.held_bytes() <= cache.capacity_bytes());
+    assert_eq!(tablebases[0].cache().held_bytes(), 0);
+    assert!(tablebases[2].cache().held_bytes() > 0);
+}
