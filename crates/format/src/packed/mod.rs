@@ -50,8 +50,10 @@
 //!
 //! # Reading
 //!
-//! Opening a packed file reads the header and the directory and checks both hashes; the blocks
-//! are not read. The entry of raw index `i` lies at packed place `p = order(i)`, in block
+//! Opening a packed file maps it once to read the header and the directory and checks both
+//! hashes; the blocks are not read then. A probe reads one block's compressed bytes with a
+//! single positioned read (`pread`) into a per-thread buffer: no page of the file stays mapped,
+//! so a probe costs one system call and never a page fault on a cold mapping. The entry of raw index `i` lies at packed place `p = order(i)`, in block
 //! `p / B` at entry `p % B`. Decoding a block checks its hash first, then that it decodes to
 //! exactly its entries; a block failing either is refused with the table, side and block
 //! named, never decoded into a value.
@@ -113,8 +115,8 @@ impl std::fmt::Debug for DDictHandle {
 }
 
 thread_local! {
-    /// Each thread's zstd decoding context, made once.
-    static DECODER: RefCell<DCtx<'static>> = RefCell::new(DCtx::create());
+    /// Each thread's zstd decoding context, made once, and its buffer for a block's bytes.
+    static DECODER: RefCell<(DCtx<'static>, Vec<u8>)> = RefCell::new((DCtx::create(), Vec::new()));
 }
 
 /// A packed table opened for reading: header and directory checked, blocks decoded on demand.
@@ -124,7 +126,10 @@ pub struct PackedTable {
     header: Header,
     stream_hash: [u8; 32],
     entries_per_block: u64,
-    map: memmap2::Mmap,
+    /// The file, its blocks read with `pread` (one read a block, no page mapped).
+    file: File,
+    /// Its length in bytes.
+    length: u64,
     sides: [PackedSide; 2],
 }
 
@@ -277,7 +282,8 @@ impl PackedTable {
             header,
             stream_hash,
             entries_per_block,
-            map,
+            file: file.try_clone().map_err(io_error(path))?,
+            length,
             sides,
         })
     }
@@ -327,10 +333,19 @@ impl PackedTable {
         )
     }
 
-    /// The compressed bytes of a block.
-    fn block_bytes(&self, white_to_move: bool, block: u64) -> &[u8] {
+    /// Reads the compressed bytes of a block into `bytes`.
+    fn read_block(
+        &self,
+        white_to_move: bool,
+        block: u64,
+        bytes: &mut Vec<u8>,
+    ) -> Result<(), FormatError> {
+        use std::os::unix::fs::FileExt;
         let (at, len) = self.block_extent(white_to_move, block);
-        &self.map[at as usize..(at + len) as usize]
+        bytes.resize(len as usize, 0);
+        self.file
+            .read_exact_at(bytes, at)
+            .map_err(io_error(&self.path))
     }
 
     /// The file offset and compressed length of a block.
@@ -372,24 +387,24 @@ impl PackedTable {
         }
         let expected = self.block_entries(block) * usize::from(self.header.value_width);
         assert_eq!(out.len(), expected, "a buffer of the block's size");
-        let bytes = self.block_bytes(white_to_move, block);
         let side = &self.sides[usize::from(!white_to_move)];
-        if short_hash(bytes) != side.checksums[block as usize] {
-            return Err(self.damaged(
-                white_to_move,
-                block,
-                "its bytes do not match their blake3 checksum".into(),
-            ));
-        }
         let decoded = DECODER.with(|decoder| {
-            let mut decoder = decoder.borrow_mut();
-            match &side.dictionary {
+            let (decoder, bytes) = &mut *decoder.borrow_mut();
+            self.read_block(white_to_move, block, bytes)?;
+            if short_hash(bytes) != side.checksums[block as usize] {
+                return Err(self.damaged(
+                    white_to_move,
+                    block,
+                    "its bytes do not match their blake3 checksum".into(),
+                ));
+            }
+            Ok(match &side.dictionary {
                 Some(DDictHandle(dictionary)) => {
                     decoder.decompress_using_ddict(out, bytes, dictionary)
                 }
                 None => decoder.decompress(out, bytes),
-            }
-        });
+            })
+        })?;
         match decoded {
             Ok(n) if n == expected => Ok(()),
             Ok(n) => Err(self.damaged(
@@ -498,7 +513,7 @@ impl PackedTable {
 
     /// The packed file's size in bytes.
     pub fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.length
     }
 }
 
