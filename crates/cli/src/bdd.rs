@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use retro_rules::Board;
-use retro_symbolic::{Category, Engine, Figures, Layout, Ordering, Product, Solver};
+use retro_symbolic::{Category, Engine, Figures, Ordering, Product, Solver, VariableLayout};
 use retro_tablebase::table1::{self, Row};
 use serde_json::json;
 use std::path::Path;
@@ -25,7 +25,7 @@ pub struct BddOptions {
 }
 
 fn solver(board: Board, men: usize, options: BddOptions) -> Result<Solver> {
-    let layout = Layout::new(board.files(), board.ranks(), men, options.ordering);
+    let layout = VariableLayout::new(board.files(), board.ranks(), men, options.ordering);
     let engine = Engine::new(layout, options.nodes, options.threads)?;
     Ok(Solver::new(engine, options.product))
 }

@@ -22,7 +22,6 @@
 //! from DIR: those take hours to build (110 of them for KPPvKP), so the bench does not build
 //! them.
 
-use crate::tables;
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
 use retro_rules::{Board, Piece, Side};
@@ -170,11 +169,11 @@ impl PawnPeer {
     }
 }
 
-/// Links the tables of `from` for `board` ([`tables::tables_in`]) but `measured`'s into `into`,
+/// Links the tables of `from` for `board` ([`crate::support::tables_in`]) but `measured`'s into `into`,
 /// so that a pawn suite starts from tables built before; `retro gen` checks each (the ones it
 /// reads whole) as it would its own.
 fn link_tables(from: &Path, into: &Path, board: Board, measured: Material) -> Result<()> {
-    for material in tables::tables_in(from, board)? {
+    for material in crate::support::tables_in(from, board)? {
         if material == measured {
             continue;
         }
@@ -335,7 +334,7 @@ pub fn bench(
     }
     let board = Board::STANDARD;
     if let Some(from) = tables {
-        if tables::tables_in(from, board)?.is_empty() {
+        if crate::support::tables_in(from, board)?.is_empty() {
             bail!("{} holds no table files (*.{board}.rtb)", from.display());
         }
     }

@@ -15,8 +15,7 @@
 //! dropped from the page cache (`posix_fadvise(DONTNEED)`, which needs no privileges), then
 //! the read calls each probe makes and the bytes it reads from the disk, from `/proc/self/io`.
 
-use crate::pack::human_bytes;
-use crate::tables;
+use crate::support::human_bytes;
 use anyhow::{bail, Context, Result};
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition, TABLE_MEN};
 use retro_rules::{Board, Side};
@@ -160,7 +159,7 @@ pub fn pack_suite(
     // The raw tables of the source, linked into a scratch directory and packed there.
     let scratch = tempfile::tempdir().context("making a scratch directory")?;
     let mut raw = Vec::new();
-    for material in tables::tables_in(&source, board)? {
+    for material in crate::support::tables_in(&source, board)? {
         let name = retro_format::file_name(&material.to_string(), board.files(), board.ranks());
         let path = source.join(&name);
         if !path.exists() {

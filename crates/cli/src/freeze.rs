@@ -2,12 +2,12 @@
 //! tables its look-ups need, solve the index, and report the start position's value with the
 //! assumptions it rests on, the best moves and the main line.
 
-use crate::tables::{peak_memory_mib, tables_dir, Bars};
+use crate::support::{peak_memory_mib, tables_dir, Bars};
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::notation::{san, uci};
 use retro_engine::{Move, Position};
-use retro_freezer::{Analysis, Layout, Outcome, Problem, Step, Verdict};
+use retro_freezer::{Analysis, Outcome, Problem, Step, Verdict, WorkLayout};
 use retro_gen::Builder;
 use retro_rules::{opponent, Side};
 use retro_tablebase::report::{numbered_sans, pgn_game};
@@ -80,8 +80,8 @@ struct FreezeBars {
     bar: Mutex<Option<ProgressBar>>,
 }
 
-impl retro_freezer::Observer for FreezeBars {
-    fn phase(&self, name: &str, steps: u64) {
+impl retro_gen::Observer for FreezeBars {
+    fn phase(&self, _subject: &str, phase: retro_gen::Phase, steps: u64) {
         if self.quiet {
             return;
         }
@@ -92,7 +92,11 @@ impl retro_freezer::Observer for FreezeBars {
             )
             .expect("a valid template"),
         );
-        bar.set_message(name.to_string());
+        bar.set_message(match phase {
+            retro_gen::Phase::Init => "generating moves",
+            retro_gen::Phase::Retrograde => "retrograde, by depth",
+            retro_gen::Phase::Rules => "retrograde, by rule",
+        });
         if let Some(old) = self.bar.lock().expect("no panics").replace(bar) {
             old.finish_and_clear();
         }
@@ -136,9 +140,9 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
         layout,
     } = args;
     let layout = match layout {
-        LayoutArg::Auto => Layout::Auto,
-        LayoutArg::Wide => Layout::Wide,
-        LayoutArg::Narrow => Layout::Narrow,
+        LayoutArg::Auto => WorkLayout::Auto,
+        LayoutArg::Wide => WorkLayout::Wide,
+        LayoutArg::Narrow => WorkLayout::Narrow,
     };
     let path = problem_file.as_path();
     let start_time = Instant::now();
@@ -196,17 +200,14 @@ pub fn freeze(args: FreezeArgs) -> Result<ExitCode> {
 
     let (position, label) = match &probe {
         Some(fen) => {
-            let setup = retro_rules::fen::Setup::parse(fen)
-                .map_err(|e| anyhow!("invalid FEN '{fen}': {e}"))?;
-            let natural = retro_rules::Position::from_setup(&setup)
-                .map_err(|e| anyhow!("'{fen}' is an {e}"))?;
+            let natural = retro_engine::fen::natural_of_fen(fen)?;
             if natural.board() != board {
                 return Err(anyhow!(
                     "'{fen}' is on a {} board; the problem is on {board}",
                     natural.board()
                 ));
             }
-            let p = Position::from_natural(&problem.geo, &natural)?;
+            let p = retro_engine::fen::engine_of_natural(&problem.geo, fen, &natural)?;
             (p, "probed")
         }
         None => (problem.start, "start"),

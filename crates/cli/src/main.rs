@@ -11,6 +11,7 @@ mod oracle;
 mod pack;
 mod show;
 mod strategy;
+mod support;
 mod tables;
 mod verify;
 
@@ -18,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::selfcheck::{self, Scope};
-use retro_engine::{perft, Geometry, Position};
+use retro_engine::{perft, Geometry};
 use retro_rules::Board;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -300,11 +301,11 @@ enum CoreArg {
     Reference,
 }
 
-impl From<CoreArg> for retro_gen::Core {
-    fn from(core: CoreArg) -> retro_gen::Core {
+impl From<CoreArg> for retro_gen::CoreKind {
+    fn from(core: CoreArg) -> retro_gen::CoreKind {
         match core {
-            CoreArg::Fast => retro_gen::Core::Fast,
-            CoreArg::Reference => retro_gen::Core::Reference,
+            CoreArg::Fast => retro_gen::CoreKind::Fast,
+            CoreArg::Reference => retro_gen::CoreKind::Reference,
         }
     }
 }
@@ -543,7 +544,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             seconds,
             cache_mib,
         } => {
-            let dir = tables::tables_dir(dir);
+            let dir = support::tables_dir(dir);
             let state = retro_server::AppState::new(dir.clone())
                 .with_cache_bytes(cache_mib.saturating_mul(1 << 20));
             if load_test {
@@ -716,8 +717,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
 
 /// Parses a FEN into a legal position of the natural model, with a clear error.
 pub(crate) fn parse_position(fen: &str) -> Result<retro_rules::Position> {
-    fen.parse::<retro_rules::Position>()
-        .with_context(|| format!("cannot use the position '{fen}'"))
+    Ok(retro_engine::fen::natural_of_fen(fen)?)
 }
 
 fn perft_command(fen: &str, depth: u32, natural: bool, divide: bool) -> Result<ExitCode> {
@@ -732,7 +732,7 @@ fn perft_command(fen: &str, depth: u32, natural: bool, divide: bool) -> Result<E
         return Ok(ExitCode::SUCCESS);
     }
     let geo = Geometry::new(position.board());
-    let fast = Position::from_natural(&geo, &position)?;
+    let fast = retro_engine::fen::engine_of_natural(&geo, fen, &position)?;
     if divide {
         let mut total = 0;
         for (uci, nodes) in perft::divide(&geo, &fast, depth) {

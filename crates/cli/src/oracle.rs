@@ -1,6 +1,6 @@
 //! `retro oracle`: build, check and play proof certificates (seed `003`).
 
-use crate::tables::{engine_position, tables_dir};
+use crate::support::{engine_position, tables_dir};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::notation::notated_moves;

@@ -1,7 +1,7 @@
 //! `retro pack`: raw tables into packed files (`MATERIAL.FxR.rtbz`), each decoded back and
 //! compared before it is kept.
 
-use crate::tables::{peak_memory_mib, tables_dir, tables_in};
+use crate::support::{human_bytes, peak_memory_mib, tables_dir, tables_in};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::Material;
@@ -60,22 +60,6 @@ fn both_files(dir: &std::path::Path, board: Board, material: &str) -> (PathBuf, 
         dir.join(retro_format::file_name(material, files, ranks)),
         dir.join(retro_format::packed_file_name(material, files, ranks)),
     )
-}
-
-/// Sizes in binary units, as `ls -h` gives them.
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }
 
 /// One line for a packed table.

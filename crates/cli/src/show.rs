@@ -1,8 +1,8 @@
 //! `retro show`: a position's diagram, legality, moves and status.
 
 use anyhow::{anyhow, Result};
+use retro_engine::fen::{positions_of_fen, FenError};
 use retro_engine::notation::notated_moves;
-use retro_engine::{Geometry, Position};
 use retro_rules::position::fen_letter;
 use retro_rules::{Setup, Side, Square};
 use serde_json::json;
@@ -36,10 +36,9 @@ pub fn diagram(setup: &Setup) -> String {
 }
 
 pub fn show(fen: &str, as_json: bool) -> Result<ExitCode> {
-    let setup = Setup::parse(fen).map_err(|e| anyhow!("invalid FEN '{fen}': {e}"))?;
-    let natural = match retro_rules::Position::from_setup(&setup) {
-        Ok(p) => p,
-        Err(illegal) => {
+    let (natural, geo, position) = match positions_of_fen(fen) {
+        Ok(positions) => positions,
+        Err(FenError::Illegal { setup, illegal, .. }) => {
             if as_json {
                 let reasons: Vec<String> = illegal.reasons.iter().map(|r| r.to_string()).collect();
                 println!(
@@ -55,9 +54,8 @@ pub fn show(fen: &str, as_json: bool) -> Result<ExitCode> {
             }
             return Err(anyhow!("'{fen}' is an {illegal}"));
         }
+        Err(other) => return Err(other.into()),
     };
-    let geo = Geometry::new(natural.board());
-    let position = Position::from_natural(&geo, &natural)?;
     let moves = notated_moves(&geo, &position);
     let stm = position.side_to_move();
     let check = position.in_check(&geo, stm);

@@ -2,7 +2,7 @@
 //! verification on n×n boards with the optimal depth beside it, its lemmas, and a game of the
 //! strategy against the database's best defence.
 
-use crate::tables::{engine_position, tables_dir, Bars};
+use crate::support::{engine_position, tables_dir, Bars};
 use anyhow::{bail, Context, Result};
 use retro_engine::Material;
 use retro_gen::Builder;

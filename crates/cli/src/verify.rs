@@ -1,7 +1,7 @@
 //! `retro verify` and `retro prove`: checking tables against the natural model, and stating
 //! Hurd's theorems once they are checked.
 
-use crate::tables::tables_dir;
+use crate::support::tables_dir;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_rules::{Board, Position, Side};
@@ -111,7 +111,7 @@ pub fn verify(
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
     let names = if materials.is_empty() {
-        crate::tables::tables_in(&dir, board)?
+        crate::support::tables_in(&dir, board)?
             .iter()
             .map(|m| m.to_string())
             .collect()
@@ -251,7 +251,7 @@ fn flipped_fen(fen: &str, flipped: bool) -> Result<String> {
     if !flipped {
         return Ok(fen.to_string());
     }
-    let p: Position = fen.parse()?;
+    let p = crate::parse_position(fen)?;
     let ranks = p.board().ranks();
     let men = p.men().map(|(sq, (side, piece))| {
         (

@@ -8,7 +8,22 @@
 //!
 //! Owns: speed. Must never: be trusted without `selfcheck`; everything here is checked against
 //! `retro-rules`, exhaustively where the domain is finite enough.
+//!
+//! ```
+//! use retro_engine::fen::positions_of_fen;
+//! use retro_engine::{perft, Indexer, Material};
+//! // A KRvK position on a 4×4 board, for the natural model and for the engine.
+//! let (natural, geo, position) = positions_of_fen("k3/4/1K2/3R w - - 0 1")?;
+//! assert_eq!(natural.board().to_string(), "4x4");
+//! // Its place in the symmetry-reduced index of KRvK, and the moves from it.
+//! let indexer = Indexer::new(&geo, Material::parse("KRvK")?)?;
+//! let table_position: retro_engine::TablePosition = position.resized()?;
+//! assert!(indexer.index(&geo, &table_position).is_some());
+//! assert_eq!(perft::perft(&geo, &position, 1), perft::perft_natural(&natural, 1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+pub mod fen;
 pub mod geometry;
 pub mod index;
 pub mod material;

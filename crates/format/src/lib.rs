@@ -42,6 +42,30 @@
 //! The index of a position is that of `retro_engine::index`: `kings × inner + men` over the
 //! canonical image of the position (see that module for the exact definition), with the king
 //! pairs, symmetry group and combinatorial digits it describes.
+//!
+//! ```
+//! use retro_format::{write_table, Header, Table, Value, INDEX_SCHEME};
+//! // A table of two entries a side, written atomically and read back, checksums checked.
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("KQvK.4x4.rtb");
+//! let header = Header {
+//!     files: 4,
+//!     ranks: 4,
+//!     material: "KQvK".into(),
+//!     index_scheme: INDEX_SCHEME,
+//!     symmetries: 8,
+//!     entries_per_side: 2,
+//!     value_width: 1,
+//!     max_plies: 3,
+//! };
+//! let codes = [Value::Win(1), Value::Draw, Value::Loss(2), Value::Illegal];
+//! let body: Vec<u8> = codes.iter().map(|v| v.code() as u8).collect();
+//! write_table(&path, &header, &body)?;
+//! let table = Table::open(&path)?;
+//! assert_eq!(table.value(true, 0)?, Value::Win(1));
+//! assert_eq!(table.value(false, 0)?, Value::Loss(2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod files;
 pub mod oracle;

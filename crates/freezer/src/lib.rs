@@ -10,6 +10,33 @@
 //! oracle ([`export`]), and solved indexes kept on disk ([`saved`]).
 //! Must never: be trusted as a checker (it is on the fast side), or pretend to a depth a fixed
 //! rule decides.
+//!
+//! ```
+//! use retro_freezer::{Analysis, Problem, Verdict};
+//! use retro_gen::{Builder, Silent};
+//! use retro_tablebase::Tablebase;
+//! // KRvK on 4×4 with the black king kept to the a- and b-files (leaving them counts as a
+//! // draw); the rook's capture is looked up in KvK.
+//! let problem = Problem::parse(
+//!     r#"
+//! title = "KRvK, the black king on a-b"
+//! fen = "k3/4/1K2/3R w - - 0 1"
+//! [[man]]
+//! on = "a4"
+//! squares = ["a1-b4"]
+//! elsewhere = "draw"
+//! "#,
+//! )?;
+//! let dir = tempfile::tempdir()?;
+//! Builder::new(problem.geo.board(), dir.path())
+//!     .build(&retro_freezer::tables_needed(&problem)?, &Silent)?;
+//! let tables = Tablebase::new(problem.geo.board(), dir.path());
+//! let analysis = Analysis::solve(&problem, &tables, &Silent)?;
+//! let start = analysis.index_of(&problem.start).expect("the start is in the index");
+//! let verdict = analysis.verdict(retro_rules::Side::White, start).expect("legal");
+//! assert!(matches!(verdict, Verdict::Win(Some(1))), "{verdict:?}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod export;
 pub mod problem;
@@ -19,6 +46,6 @@ pub mod solve;
 pub use export::{export_oracle, ExportError};
 pub use problem::{FreezerPosition, Outcome, Problem, ProblemError, RuleValue};
 pub use solve::{
-    tables_needed, Analysis, Assumption, FreezeError, Layout, Observer, SideCounts, Silent, Space,
-    Step, Verdict, NARROW_MAX_PLIES, WIDE_LIMIT,
+    tables_needed, Analysis, Assumption, FreezeError, SideCounts, Space, Step, Verdict, WorkLayout,
+    NARROW_MAX_PLIES, WIDE_LIMIT,
 };

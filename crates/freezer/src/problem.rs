@@ -33,9 +33,9 @@
 //! ranks). A blocked pawn is a man of one square whose way ahead is held by a man that never
 //! moves either, so it never leaves its square other than by being taken.
 
+use retro_engine::fen::{engine_of_natural, natural_of_fen, FenError};
 use retro_engine::{Geometry, Man, Position, Sq};
 use retro_rules::board::Square;
-use retro_rules::fen::Setup;
 use retro_rules::{Piece, Side};
 use serde::Deserialize;
 use std::ops::Range;
@@ -231,16 +231,16 @@ impl Problem {
             message: e.message().to_string(),
         })?;
         let fen_span = raw.fen.span();
-        let setup = match Setup::parse(raw.fen.get_ref()) {
-            Ok(s) => s,
-            Err(e) => return lines.error(fen_span, format!("invalid FEN: {e}")),
-        };
-        let natural = match retro_rules::Position::from_setup(&setup) {
+        let fen = raw.fen.get_ref();
+        let natural = match natural_of_fen(fen) {
             Ok(p) => p,
-            Err(e) => return lines.error(fen_span, format!("the start position is an {e}")),
+            Err(e @ FenError::Illegal { .. }) => {
+                return lines.error(fen_span, format!("the start position: {e}"))
+            }
+            Err(e) => return lines.error(fen_span, e.to_string()),
         };
         let geo = Geometry::new(natural.board());
-        let start: FreezerPosition = match Position::from_natural(&geo, &natural) {
+        let start: FreezerPosition = match engine_of_natural(&geo, fen, &natural) {
             Ok(p) => p,
             Err(e) => return lines.error(fen_span, format!("the start position: {e}")),
         };
@@ -696,7 +696,7 @@ mod tests {
             (format!("{KBNK}[[promotion]]\nsquares = [\"e4\"]\nvalue = \"win\"\n"), "e4 is not a promotion square"),
             (format!("{KBNK}blocked = [\"f7\"]\n"), "only pawns are blocked"),
             ("fen = \"8/8/8/x7/8/8/8/8 w - - 0 1\"\n".to_string(), "line 1: invalid FEN"),
-            ("fen = \"K6k/8/8/8/8/8/8/7Q w - - 0 1\"\n".to_string(), "line 1: the start position is an"),
+            ("fen = \"K6k/8/8/8/8/8/8/7Q w - - 0 1\"\n".to_string(), "line 1: the start position: 'K6k/8/8/8/8/8/8/7Q w - - 0 1' is an illegal position"),
             (format!("{KBNK}colour = 3\n"), "line 2: unknown field"),
         ];
         for (text, expected) in cases {

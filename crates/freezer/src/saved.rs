@@ -3,7 +3,7 @@
 //!
 //! Owns: [`save`], [`load`], [`saved_path`].
 //!
-//! # Layout (integers little-endian)
+//! # WorkLayout (integers little-endian)
 //!
 //! | size | field |
 //! |---|---|

@@ -7,8 +7,9 @@ use retro_engine::{Material, Position};
 use retro_format::oracle::{Colour, Goal};
 use retro_format::Value;
 use retro_freezer::{export_oracle, saved};
-use retro_freezer::{tables_needed, Analysis, Layout, Problem, Silent, Step, Verdict};
+use retro_freezer::{tables_needed, Analysis, Problem, Step, Verdict, WorkLayout};
 use retro_gen::Builder;
+use retro_gen::Silent;
 use retro_oracle::FindSettings;
 use retro_rules::{Board, Piece, Side};
 use retro_tablebase::Tablebase;
@@ -152,8 +153,8 @@ fn narrow_agrees<'a>(
     tables: &'a Tablebase,
     wide: &Analysis<'_>,
 ) -> Analysis<'a> {
-    let narrow = Analysis::solve_with(problem, tables, Layout::Narrow, &Silent).unwrap();
-    assert_eq!(narrow.layout(), Layout::Narrow);
+    let narrow = Analysis::solve_with(problem, tables, WorkLayout::Narrow, &Silent).unwrap();
+    assert_eq!(narrow.layout(), WorkLayout::Narrow);
     assert_eq!(narrow.depth_passes(), wide.depth_passes());
     for side in [Side::White, Side::Black] {
         for index in 0..wide.space().entries() {
@@ -197,7 +198,7 @@ fn the_fortress_holds() {
     let tables = Tablebase::new(Board::STANDARD, dir.path());
     let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
     assert_eq!(analysis.space().size(), 81_920);
-    assert_eq!(analysis.layout(), Layout::Wide);
+    assert_eq!(analysis.layout(), WorkLayout::Wide);
     let narrow = narrow_agrees(&problem, &tables, &analysis);
     let start = analysis.index_of(&problem.start).unwrap();
     assert_eq!(analysis.verdict(Side::White, start), Some(Verdict::Draw));
@@ -233,7 +234,7 @@ fn the_fortress_holds() {
     let loaded = saved::load(&problem, &tables, &text, &narrow_file)
         .unwrap()
         .unwrap();
-    assert_eq!(loaded.layout(), Layout::Narrow);
+    assert_eq!(loaded.layout(), WorkLayout::Narrow);
     for side in [Side::White, Side::Black] {
         for index in 0..analysis.space().size() {
             assert_eq!(loaded.verdict(side, index), analysis.verdict(side, index));

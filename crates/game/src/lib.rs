@@ -10,6 +10,22 @@
 //! code against the definitions line by line. Fast solvers elsewhere are tested against it.
 //!
 //! Player I is the player whose wins `W` describes (White, in chess); Player II is the other.
+//!
+//! ```
+//! use retro_game::{solve, ExplicitGame};
+//! // Player I moves from a to b, where Player II is stuck and has lost (`W`); from c Player I
+//! // can only move to d, from where Player II escapes to e, a position no one wins.
+//! let game = ExplicitGame::new()
+//!     .legal('a').legal('b').legal('c').legal('d').legal('e')
+//!     .move1('a', 'b')
+//!     .win('b')
+//!     .move1('c', 'd')
+//!     .move2('d', 'e');
+//! let solved = solve(&game, game.universe())?;
+//! assert_eq!(solved.least_win1_by(&'a'), Some(0));
+//! assert!(solved.win1().contains(&'a') && !solved.win1().contains(&'c'));
+//! # Ok::<(), retro_game::GameError<char>>(())
+//! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;

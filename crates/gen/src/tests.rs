@@ -3,11 +3,16 @@
 //! move, on small boards.
 
 use super::*;
+use rayon::prelude::*;
 use retro_engine::TablePosition;
+use retro_engine::{Geometry, Indexer};
+use retro_format::{Table, Value};
 use retro_game::solve;
 use retro_rules::chess::universe;
+use retro_rules::{Board, Side};
 use retro_rules::{Chess, Man};
 use std::collections::HashMap;
+use std::path::Path;
 
 struct Tables {
     geo: Geometry,
@@ -265,7 +270,8 @@ fn assert_phases_add_up(report: &crate::BuildReport) {
 struct PhaseLog(std::sync::Mutex<HashMap<Material, Vec<Phase>>>);
 
 impl Observer for PhaseLog {
-    fn phase(&self, material: Material, phase: Phase, _work: u64) {
+    fn phase(&self, subject: &str, phase: Phase, _work: u64) {
+        let material = Material::parse(subject).expect("the builders name a material");
         let mut log = self.0.lock().unwrap();
         log.entry(material).or_default().push(phase);
     }
@@ -283,7 +289,7 @@ fn cores_agree_tuned(
     let targets: Vec<Material> = materials.iter().map(|m| m.parse().unwrap()).collect();
     let reference_dir = tempfile::tempdir().unwrap();
     let fast_dir = tempfile::tempdir().unwrap();
-    let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
+    let reference = Builder::new(board, reference_dir.path()).with_core(CoreKind::Reference);
     let mut fast = Builder::new(board, fast_dir.path());
     fast.tuning = tuning;
     for report in reference.build(&targets, &Silent).unwrap() {
@@ -294,7 +300,7 @@ fn cores_agree_tuned(
         assert_phases_add_up(&report);
         assert_eq!(
             report.core,
-            Some(Core::Fast),
+            Some(CoreKind::Fast),
             "{} was built by the expected core",
             report.material
         );
@@ -500,14 +506,14 @@ fn the_fast_core_builds_again_without_watching_when_a_table_is_too_deep_for_it()
     let reference_dir = tempfile::tempdir().unwrap();
     let mut fast = Builder::new(board, dir.path());
     fast.tuning.watch_keys = Some(248);
-    let reference = Builder::new(board, reference_dir.path()).with_core(Core::Reference);
+    let reference = Builder::new(board, reference_dir.path()).with_core(CoreKind::Reference);
     let targets = ["KRvK".parse().unwrap(), "KQvKR".parse().unwrap()];
     for report in reference.build(&targets, &Silent).unwrap() {
         assert_phases_add_up(&report);
     }
     for report in fast.build(&targets, &Silent).unwrap() {
         assert_phases_add_up(&report);
-        assert_eq!(report.core, Some(Core::Fast), "{}", report.material);
+        assert_eq!(report.core, Some(CoreKind::Fast), "{}", report.material);
         let mine = Table::open(&report.path).unwrap();
         let theirs = Table::open(&reference.path_of(report.material)).unwrap();
         assert_eq!(mine.header(), theirs.header(), "{}", report.material);

@@ -6,6 +6,21 @@
 //! *player* compiled from a reminder ([`player`], section 3.3).
 //! Must never: be trusted. Every oracle it writes is confirmed by the checker in the trusted
 //! kernel (`retro_verify::oracle`), which defines what the bytes mean; this crate only obeys it.
+//!
+//! ```
+//! use retro_oracle::{find_oracle, reminder, FindSettings, Goal, Judge};
+//! use retro_verify::{oracle::check_oracle, Checker};
+//! // Rh8 mates: the oracle is the root and one checkmate, and the kernel's checker agrees.
+//! let root: retro_rules::Position = "k7/8/1K6/8/8/8/8/7R w - - 0 1".parse()?;
+//! let judge = Judge::new(retro_rules::Side::White, Goal::Win, &root, None, 1);
+//! let settings = FindSettings { improve_seconds: 0.0, exact_seconds: 0.0, ..FindSettings::default() };
+//! let (oracle, _) = find_oracle(&judge, &root, &settings)?;
+//! let file = reminder::to_file(&oracle, &judge.used_tables());
+//! let dir = tempfile::tempdir()?;
+//! let report = check_oracle(&file, &Checker::new(root.board(), dir.path()))?;
+//! assert_eq!((report.nodes, report.checkmate_leaves), (2, 1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod finder;
 pub mod judge;

@@ -13,6 +13,20 @@
 //! * [`laws`] — attacks, check, legality, moves, checkmate and stalemate;
 //! * [`chess`] — chess as a `retro_game::Game`, and enumeration of positions;
 //! * [`fen`] — FEN for any board size.
+//!
+//! ```
+//! use retro_rules::laws::{checkmated, successors};
+//! use retro_rules::Position;
+//! // KRvK on a 4×4 board: the rook mates on the fourth rank.
+//! let p: Position = "k3/4/1K2/3R w - - 0 1".parse()?;
+//! let mates: Vec<String> = successors(&p)
+//!     .into_iter()
+//!     .filter(|(_, after)| checkmated(after))
+//!     .map(|(_, after)| after.fen())
+//!     .collect();
+//! assert_eq!(mates, ["k2R/4/1K2/4 b - - 0 1"]);
+//! # Ok::<(), retro_rules::PositionFromFenError>(())
+//! ```
 
 pub mod board;
 pub mod chess;

@@ -9,8 +9,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use retro_engine::fen::{engine_of_natural, natural_of_fen, FenError};
 use retro_engine::{Material, Position};
-use retro_rules::fen::Setup;
 use retro_rules::Board;
 use retro_strategy::{Krk, Strategy};
 use retro_tablebase::report::{pgn_text, probe_json, stats_json};
@@ -69,12 +69,10 @@ fn position(
     state: &AppState,
     fen: &str,
 ) -> Result<(retro_rules::Position, Position, Arc<Tablebase>), ApiError> {
-    let setup = Setup::parse(fen).map_err(|e| ApiError::BadRequest(format!("invalid FEN: {e}")))?;
-    let natural = retro_rules::Position::from_setup(&setup)
-        .map_err(|e| ApiError::BadRequest(format!("'{fen}' is an {e}")))?;
+    let bad = |e: FenError| ApiError::BadRequest(e.to_string());
+    let natural = natural_of_fen(fen).map_err(bad)?;
     let tb = state.tables(natural.board());
-    let fast = Position::from_natural(tb.geometry(), &natural)
-        .map_err(|e| ApiError::BadRequest(format!("'{fen}': {e}")))?;
+    let fast = engine_of_natural(tb.geometry(), fen, &natural).map_err(bad)?;
     Ok((natural, fast, tb))
 }
 

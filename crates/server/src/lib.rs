@@ -5,6 +5,23 @@
 //! and a bounded load test ([`load`]).
 //! Must never: panic on any input (a panic in a handler is caught and answered with 500), or
 //! reach the internet at run time (every asset is compiled into the binary).
+//!
+//! ```
+//! use axum::body::Body;
+//! use axum::http::{Request, StatusCode};
+//! use retro_server::{router, AppState};
+//! use std::sync::Arc;
+//! use tower::ServiceExt;
+//! # let dir = tempfile::tempdir()?;
+//! # retro_gen::Builder::new(retro_rules::Board::new(4, 4)?, dir.path())
+//! #     .build(&[retro_engine::Material::parse("KRvK")?], &retro_gen::Silent)?;
+//! // The JSON API over a directory holding KRvK on 4×4, without a socket.
+//! let app = router(Arc::new(AppState::new(dir.path())));
+//! let request = Request::get("/api/probe?fen=k3/4/1K2/3R%20w%20-%20-%200%201").body(Body::empty())?;
+//! let response = tokio::runtime::Runtime::new()?.block_on(app.oneshot(request))?;
+//! assert_eq!(response.status(), StatusCode::OK);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod api;
 pub mod load;

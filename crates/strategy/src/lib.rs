@@ -8,6 +8,20 @@
 //!
 //! Owns: everything about this one strategy. Must never: disagree with the natural model on
 //! KRK positions (tested exhaustively on small boards).
+//!
+//! ```
+//! use retro_strategy::retro::{verify, Mode};
+//! use retro_strategy::{Krk, Strategy};
+//! // The strategy's move in one position of a 4×4 board…
+//! let p = Krk::from_fen("k3/4/1K2/3R w - - 0 1")?;
+//! let choice = Strategy::default().function(&p).expect("a move");
+//! println!("{:?}", choice.kind);
+//! // …and the proof on the whole board: every position wins, in at most 21 plies (Table 5).
+//! let outcome = verify(4, &Strategy::default(), Mode::Relation);
+//! assert_eq!(outcome.not_winning, 0);
+//! assert_eq!(outcome.longest_plies, 21);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod krk;
 pub mod lemmas;

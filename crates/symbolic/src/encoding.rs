@@ -3,7 +3,7 @@
 //! bits, 6 on 8×8, most significant first). Every bit has a current-state and a next-state
 //! variable, side by side, for the relational product.
 //!
-//! Owns: [`Ordering`], [`Layout`].
+//! Owns: [`Ordering`], [`VariableLayout`].
 
 use std::fmt;
 use std::str::FromStr;
@@ -58,7 +58,7 @@ impl FromStr for Ordering {
 /// Where each bit of each man's square lives: variable numbers for up to `men` men on an
 /// `files × ranks` board.
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub struct VariableLayout {
     /// Files of the board.
     pub files: u8,
     /// Ranks of the board.
@@ -83,9 +83,9 @@ fn bits_for(n: u8) -> u32 {
     bits.max(1)
 }
 
-impl Layout {
+impl VariableLayout {
     /// The layout for `men` men on `files × ranks` in `ordering`.
-    pub fn new(files: u8, ranks: u8, men: usize, ordering: Ordering) -> Layout {
+    pub fn new(files: u8, ranks: u8, men: usize, ordering: Ordering) -> VariableLayout {
         let (file_bits, rank_bits) = (bits_for(files), bits_for(ranks));
         let square_bits = (file_bits + rank_bits) as usize;
         // The bit order within a square, by bit index (file bits 0.., then rank bits).
@@ -131,7 +131,7 @@ impl Layout {
                 }
             }
         }
-        Layout {
+        VariableLayout {
             files,
             ranks,
             file_bits,
@@ -185,7 +185,7 @@ mod tests {
     fn every_variable_is_used_once_in_every_ordering() {
         for ordering in Ordering::ALL {
             for (files, ranks) in [(8, 8), (5, 7), (16, 3), (1, 1)] {
-                let layout = Layout::new(files, ranks, 4, ordering);
+                let layout = VariableLayout::new(files, ranks, 4, ordering);
                 let mut seen = vec![false; layout.var_count() as usize];
                 for man in 0..4 {
                     for bit in 0..layout.square_bits() as usize {
@@ -199,11 +199,11 @@ mod tests {
                 assert!(seen.iter().all(|&s| s), "{ordering} {files}x{ranks}");
             }
         }
-        let seq = Layout::new(8, 8, 2, Ordering::Sequential);
+        let seq = VariableLayout::new(8, 8, 2, Ordering::Sequential);
         assert_eq!((seq.var(0, 5, true), seq.var(1, 0, false)), (11, 12));
-        let sq = Layout::new(8, 8, 2, Ordering::InterleavedSquares);
+        let sq = VariableLayout::new(8, 8, 2, Ordering::InterleavedSquares);
         assert_eq!((sq.var(1, 0, false), sq.var(0, 1, false)), (2, 4));
-        let all = Layout::new(8, 8, 1, Ordering::InterleavedAll);
+        let all = VariableLayout::new(8, 8, 1, Ordering::InterleavedAll);
         // file msb, rank msb, file bit 1, rank bit 1, …
         assert_eq!(
             (
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn bits_spell_the_square() {
-        let l = Layout::new(8, 8, 1, Ordering::Sequential);
+        let l = VariableLayout::new(8, 8, 1, Ordering::Sequential);
         // e3 = (4, 2): file 100, rank 010.
         let bits: Vec<bool> = (0..6).map(|b| l.bit_value(4, 2, b)).collect();
         assert_eq!(bits, [true, false, false, false, true, false]);

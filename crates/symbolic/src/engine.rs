@@ -12,7 +12,7 @@
 //! `attacks` with `clear_line` as "no other man strictly between".
 
 use crate::category::Category;
-use crate::encoding::Layout;
+use crate::encoding::VariableLayout;
 use oxidd::bdd::{BDDFunction, BDDManagerRef};
 use oxidd::util::SatCountCache;
 use oxidd::{
@@ -62,7 +62,7 @@ enum Key {
 /// The BDD engine of one board and ordering.
 pub struct Engine {
     manager: BDDManagerRef,
-    layout: Layout,
+    layout: VariableLayout,
     board: Board,
     node_limit: usize,
     cache: HashMap<Key, Bdd>,
@@ -72,7 +72,7 @@ pub struct Engine {
 impl Engine {
     /// An engine for categories of up to `layout.men` men, with a node table of `node_limit`
     /// nodes and `threads` worker threads.
-    pub fn new(layout: Layout, node_limit: usize, threads: u32) -> Result<Engine> {
+    pub fn new(layout: VariableLayout, node_limit: usize, threads: u32) -> Result<Engine> {
         let board = Board::new(usize::from(layout.files), usize::from(layout.ranks))
             .map_err(|e| SymbolicError::Category(e.to_string()))?;
         let manager =
@@ -104,7 +104,7 @@ impl Engine {
     }
 
     /// The layout.
-    pub fn layout(&self) -> &Layout {
+    pub fn layout(&self) -> &VariableLayout {
         &self.layout
     }
 

@@ -12,6 +12,20 @@
 //!
 //! Owns: everything symbolic. Must never: enumerate positions to build a set (model counts and
 //! cross-checks aside).
+//!
+//! ```
+//! use retro_rules::Board;
+//! use retro_symbolic::{Category, Engine, Ordering, Product, Solver, VariableLayout};
+//! // White's winning sets of KR_K on a 4×4 board, as BDDs.
+//! let layout = VariableLayout::new(4, 4, 3, Ordering::Sequential);
+//! let mut solver = Solver::new(Engine::new(layout, 1 << 20, 1)?, Product::Fused);
+//! let category = Category::parse("KR_K")?;
+//! solver.solve(&category)?;
+//! let figures = solver.figures(&category).expect("solved");
+//! assert!(figures.wtm_win > 0 && figures.wtm_win <= figures.wtm_legal);
+//! # let _ = Board::STANDARD;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod category;
 pub mod encoding;
@@ -19,6 +33,6 @@ pub mod engine;
 pub mod solve;
 
 pub use category::Category;
-pub use encoding::{Layout, Ordering};
+pub use encoding::{Ordering, VariableLayout};
 pub use engine::{Engine, SymbolicError};
 pub use solve::{Figures, Product, Solution, Solver};

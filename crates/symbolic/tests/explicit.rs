@@ -8,7 +8,7 @@ use retro_engine::{Geometry, Material, Position};
 use retro_gen::{Builder, Observer};
 use retro_rules::laws::chess_legal;
 use retro_rules::{Board, Side, Square};
-use retro_symbolic::{Category, Engine, Layout, Ordering, Product, Solver};
+use retro_symbolic::{Category, Engine, Ordering, Product, Solver, VariableLayout};
 use retro_tablebase::stats::material_stats;
 use retro_tablebase::{Tablebase, Value};
 
@@ -58,7 +58,7 @@ fn compare_depths(board: Board, names: &[&str]) {
         .max()
         .unwrap_or(2);
     let engine = Engine::new(
-        Layout::new(
+        VariableLayout::new(
             board.files(),
             board.ranks(),
             men,
@@ -176,8 +176,12 @@ fn every_three_man_placement_agrees() {
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
     let dir = tempfile::tempdir().expect("a scratch directory");
-    let engine =
-        Engine::new(Layout::new(8, 8, 3, Ordering::Sequential), 1 << 22, 1).expect("an engine");
+    let engine = Engine::new(
+        VariableLayout::new(8, 8, 3, Ordering::Sequential),
+        1 << 22,
+        1,
+    )
+    .expect("an engine");
     let mut solver = Solver::new(engine, Product::Unfused);
     let squares: Vec<Square> = board.squares().collect();
     for name in ["KQ_K", "KR_K", "K_KR", "KB_K"] {
@@ -202,8 +206,12 @@ fn every_three_man_placement_agrees() {
 
 #[test]
 fn running_out_of_nodes_is_an_error_naming_the_limit() {
-    let engine = Engine::new(Layout::new(8, 8, 3, Ordering::InterleavedSquares), 2_000, 1)
-        .expect("an engine");
+    let engine = Engine::new(
+        VariableLayout::new(8, 8, 3, Ordering::InterleavedSquares),
+        2_000,
+        1,
+    )
+    .expect("an engine");
     let mut solver = Solver::new(engine, Product::Fused);
     let err = solver
         .solve(&Category::parse("KR_K").expect("a category"))
@@ -217,8 +225,12 @@ fn four_man_sample_agrees() {
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
     let dir = tempfile::tempdir().expect("a scratch directory");
-    let engine =
-        Engine::new(Layout::new(8, 8, 4, Ordering::InterleavedAll), 1 << 24, 1).expect("an engine");
+    let engine = Engine::new(
+        VariableLayout::new(8, 8, 4, Ordering::InterleavedAll),
+        1 << 24,
+        1,
+    )
+    .expect("an engine");
     let mut solver = Solver::new(engine, Product::Fused);
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut random = |n: u64| {

@@ -1,6 +1,6 @@
 //! The BDD engine reproduces Hurd's Table 1 rows (from the shared golden file).
 
-use retro_symbolic::{Category, Engine, Layout, Ordering, Product, Solver};
+use retro_symbolic::{Category, Engine, Ordering, Product, Solver, VariableLayout};
 
 /// Solves the category of a paper row and compares the six numbers of Table 1.
 fn check_row(solver: &mut Solver, row: &[String]) {
@@ -38,7 +38,7 @@ fn paper_rows() -> Vec<Vec<String>> {
 #[test]
 fn three_man_rows_match_the_paper() {
     let engine = Engine::new(
-        Layout::new(8, 8, 3, Ordering::InterleavedSquares),
+        VariableLayout::new(8, 8, 3, Ordering::InterleavedSquares),
         1 << 22,
         1,
     )
@@ -53,7 +53,7 @@ fn three_man_rows_match_the_paper() {
 #[ignore = "about 12 minutes on 2 cores; `retro table1 --engine bdd` runs the same check"]
 fn every_row_matches_the_paper() {
     let engine = Engine::new(
-        Layout::new(8, 8, 4, Ordering::InterleavedSquares),
+        VariableLayout::new(8, 8, 4, Ordering::InterleavedSquares),
         1 << 26,
         2,
     )

@@ -45,14 +45,9 @@ pub enum ProbeError {
         /// Why.
         reason: String,
     },
-    /// A FEN that is malformed or not a legal position.
-    #[error("cannot use the position '{fen}': {reason}")]
-    Fen {
-        /// The text given.
-        fen: String,
-        /// What is wrong with it.
-        reason: String,
-    },
+    /// A FEN that is malformed, not a legal position, or not one the engine holds.
+    #[error(transparent)]
+    Fen(#[from] retro_engine::fen::FenError),
     /// A position on another board than the tablebase's.
     #[error("the position '{fen}' is on {found}; these tables are for {expected}")]
     WrongBoard {
@@ -233,11 +228,7 @@ impl Tablebase {
     /// The position of a FEN (checked legal, on this tablebase's board), for [`Tablebase::value`],
     /// [`Tablebase::rated_moves`], [`Tablebase::best_move`] and [`Tablebase::best_line`].
     pub fn position_from_fen(&self, fen: &str) -> Result<Position, ProbeError> {
-        let unusable = |reason: String| ProbeError::Fen {
-            fen: fen.to_string(),
-            reason,
-        };
-        let natural: retro_rules::Position = fen.parse().map_err(|e| unusable(format!("{e}")))?;
+        let natural = retro_engine::fen::natural_of_fen(fen)?;
         if natural.board() != self.geo.board() {
             return Err(ProbeError::WrongBoard {
                 fen: fen.to_string(),
@@ -245,7 +236,9 @@ impl Tablebase {
                 found: natural.board(),
             });
         }
-        Position::from_natural(&self.geo, &natural).map_err(|e| unusable(e.to_string()))
+        Ok(retro_engine::fen::engine_of_natural(
+            &self.geo, fen, &natural,
+        )?)
     }
 
     /// The value of a position given in FEN, for its side to move.

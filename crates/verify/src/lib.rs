@@ -101,8 +101,23 @@
 //! is the "simulation": it maps each position of the natural model to an entry, and the proof
 //! above speaks of positions, not entries, so it holds however the entries are laid out — an
 //! index that merged two positions of different values would fail the check.
+//!
+//! ```
+//! use retro_rules::Board;
+//! use retro_verify::{men::Men, Checker};
+//! # let dir = tempfile::tempdir()?;
+//! # retro_gen::Builder::new(Board::new(4, 4)?, dir.path())
+//! #     .build(&[retro_engine::Material::parse("KRvK")?], &retro_gen::Silent)?;
+//! // A directory holding KvK and KRvK on 4×4, built by `retro gen KRvK --board 4x4`.
+//! let checker = Checker::new(Board::new(4, 4)?, dir.path());
+//! let report = checker.check(&Men::parse("KRvK")?, &|_| {})?;
+//! assert!(report.passed(), "{} faults", report.failure_count);
+//! assert!(report.positions > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod certificate;
+mod children;
 mod lanes;
 pub mod lines;
 pub mod men;
@@ -111,6 +126,7 @@ pub mod oracle;
 pub mod scheme;
 pub mod theorem;
 
+use children::*;
 use lines::Lines;
 use men::Men;
 use moves::{Placement, Step};
@@ -727,324 +743,6 @@ impl Checker {
             }
         }
         Ok(())
-    }
-}
-
-/// Tables opened for one check, read without locking: each category's men counted by kind,
-/// and whether positions of that count are stored with the colours exchanged.
-struct Lookup {
-    ranks: u8,
-    entries: Vec<([[u8; 5]; 2], bool, Arc<Stored>)>,
-}
-
-fn counts<'a>(men: impl Iterator<Item = &'a (Side, Piece)>) -> [[u8; 5]; 2] {
-    let mut c = [[0u8; 5]; 2];
-    for &(side, piece) in men {
-        if piece != Piece::King {
-            let kind = [
-                Piece::Queen,
-                Piece::Rook,
-                Piece::Bishop,
-                Piece::Knight,
-                Piece::Pawn,
-            ]
-            .iter()
-            .position(|&k| k == piece)
-            .expect("a piece other than the king");
-            c[usize::from(side == Side::Black)][kind] += 1;
-        }
-    }
-    c
-}
-
-impl Lookup {
-    fn new(board: Board, tables: Vec<(Men, Arc<Stored>)>) -> Lookup {
-        let mut entries = Vec::new();
-        for (men, table) in tables {
-            let listed = men.listed();
-            let c = counts(listed.iter());
-            entries.push((c, false, table.clone()));
-            entries.push(([c[1], c[0]], true, table));
-        }
-        Lookup {
-            ranks: board.ranks(),
-            entries,
-        }
-    }
-
-    /// The stored value of `p`, whose category must be among the tables.
-    fn value(&self, p: &Position, checker: &Checker) -> Result<Value, VerifyError> {
-        let mut placed = [(Square::new(0, 0), (Side::White, Piece::King)); scheme::MAX_MEN];
-        let mut n = 0;
-        for (sq, man) in p.men() {
-            if n == scheme::MAX_MEN {
-                return Err(VerifyError::Unsupported(p.fen()));
-            }
-            placed[n] = (sq, man);
-            n += 1;
-        }
-        let c = counts(placed[..n].iter().map(|(_, man)| man));
-        let missing = || VerifyError::WrongHeader {
-            path: checker.dir.clone(),
-            expected: format!("a table for {}", p.fen()),
-            found: "none loaded".into(),
-        };
-        let (_, flip, stored) = self
-            .entries
-            .iter()
-            .find(|(k, _, _)| *k == c)
-            .ok_or_else(missing)?;
-        let mut white_to_move = retro_rules::position::to_move(p) == Side::White;
-        let mut ep = p.en_passant();
-        if *flip {
-            // The colours exchanged: sides swapped, the board turned top to bottom.
-            let turned = |sq: Square| Square::new(sq.file, self.ranks - 1 - sq.rank);
-            for (sq, (side, _)) in placed[..n].iter_mut() {
-                *sq = turned(*sq);
-                *side = retro_rules::opponent(*side);
-            }
-            ep = ep.map(turned);
-            white_to_move = !white_to_move;
-        }
-        let none = || VerifyError::WrongHeader {
-            path: checker.dir.clone(),
-            expected: format!("an index entry for {}", p.fen()),
-            found: "no entry".into(),
-        };
-        let squares = stored.scheme.placement(&placed[..n]).ok_or_else(none)?;
-        let to_move = if white_to_move {
-            Side::White
-        } else {
-            Side::Black
-        };
-        let index = stored
-            .scheme
-            .index_with_en_passant(&squares[..n], ep, to_move)
-            .ok_or_else(none)?;
-        Ok(stored.table.value(white_to_move, index)?)
-    }
-}
-
-/// The exits of a category, by listed man: where its capture leads (`None` for the kings),
-/// and for a pawn, by the man it takes on promoting (`None` for none) and the piece it becomes
-/// (in the order of `Piece::PROMOTIONS`), where its promotion leads.
-struct Exits {
-    captures: Vec<Option<CaptureTarget>>,
-    promotions: Vec<Option<Promotions>>,
-}
-
-/// A pawn's promotions: by the man taken (`None` for none), one target per promoted piece.
-type Promotions = Vec<(Option<usize>, Vec<CaptureTarget>)>;
-
-/// Where a capture or a promotion leads: the stored category, whether its colours are
-/// exchanged, and each remaining man's place in its list.
-struct CaptureTarget {
-    stored: Arc<Stored>,
-    flipped: bool,
-    order: Vec<usize>,
-}
-
-/// What a position's moves reach, summarised for the facts (P), (C), (W), (L) and (D).
-#[derive(Debug)]
-struct Summary {
-    moves: u32,
-    in_check: bool,
-    /// A move reaches a legal position with no value.
-    valueless_child: bool,
-    /// The quickest loss a move reaches, in plies (`u32::MAX` if none).
-    quickest_loss: u32,
-    /// Whether every move reaches a win.
-    all_wins: bool,
-    /// The entry code of the deepest win a move reaches (0 if none; a win's code is odd).
-    deepest_win_code: u32,
-    any_draw: bool,
-}
-
-impl Summary {
-    fn new(in_check: bool) -> Summary {
-        Summary {
-            moves: 0,
-            in_check,
-            valueless_child: false,
-            quickest_loss: u32::MAX,
-            all_wins: true,
-            deepest_win_code: 0,
-            any_draw: false,
-        }
-    }
-
-    /// Adds a move reaching an entry of code `code` (`Value::code`: 0 no value, 1 draw,
-    /// `2 + plies` decided: a win when the plies are odd, a loss when even).
-    #[inline]
-    fn add(&mut self, code: u32) {
-        self.moves += 1;
-        match code {
-            0 => self.valueless_child = true,
-            1 => {
-                self.any_draw = true;
-                self.all_wins = false;
-            }
-            c if c % 2 == 0 => {
-                self.quickest_loss = self.quickest_loss.min(c - 2);
-                self.all_wins = false;
-            }
-            c => self.deepest_win_code = self.deepest_win_code.max(c),
-        }
-    }
-
-    /// Whether (P), (C), (W), (L) and (D) hold at a position with stored value `v`.
-    fn holds_for(&self, v: Value) -> bool {
-        if v == Value::Illegal || self.valueless_child {
-            return false;
-        }
-        let checkmate = self.moves == 0 && self.in_check;
-        let stalemate = self.moves == 0 && !self.in_check;
-        if checkmate != (v == Value::Loss(0)) {
-            return false;
-        }
-        let any_loss = self.quickest_loss != u32::MAX;
-        match v {
-            Value::Loss(0) => true,
-            Value::Win(n) => any_loss && self.quickest_loss == n - 1,
-            Value::Loss(n) => {
-                self.moves > 0 && self.all_wins && self.deepest_win_code == Value::Win(n - 1).code()
-            }
-            Value::Draw => !any_loss && (stalemate || self.any_draw),
-            Value::Illegal => false,
-        }
-    }
-}
-
-/// Where a move leads: an entry of the table being checked (the index for the other side to
-/// move), or, after a capture or a promotion, another table's entry, read at once (its code).
-enum Child {
-    Here(u64),
-    Code(u32),
-}
-
-/// The values of positions one move away, in the table being checked or, after a capture, in
-/// a smaller one.
-struct Children<'a> {
-    scheme: &'a Scheme,
-    table: &'a Table,
-    /// The table's entries, White to move first.
-    codes: [Codes<'a>; 2],
-    captures: &'a [Option<CaptureTarget>],
-    /// The entries of each capture's table, White to move first.
-    capture_codes: Vec<Option<[Codes<'a>; 2]>>,
-    promotions: &'a [Option<Promotions>],
-    mirror: &'a [u32],
-}
-
-impl Children<'_> {
-    /// The moves of `placement` (canonical, at `index`) with `side` to move, whose king is in
-    /// check when `in_check`.
-    fn summarise(
-        &self,
-        placement: &Placement,
-        index: u64,
-        side: Side,
-        in_check: bool,
-    ) -> Result<Summary, VerifyError> {
-        let mut summary = Summary::new(in_check);
-        let mut error = None;
-        let own = &self.codes[usize::from(side == Side::White)];
-        placement.for_each_move(side, |step, after| {
-            if error.is_some() {
-                return;
-            }
-            let code = match self.child_after(placement.numbers(), index, side, step, after) {
-                Ok(Child::Here(index)) => own
-                    .get(index)
-                    .ok_or_else(|| out_of_range(self.table, index)),
-                Ok(Child::Code(code)) => Ok(code),
-                Err(e) => Err(e),
-            };
-            match code {
-                Ok(code) => summary.add(code),
-                Err(e) => error = Some(e),
-            }
-        });
-        error.map_or(Ok(summary), Err)
-    }
-
-    /// Where the value of the position after `step` from `before` (canonical, at `index`),
-    /// the opponent of `side` to move, is stored.
-    #[inline]
-    fn child_after(
-        &self,
-        before: &[u32],
-        index: u64,
-        side: Side,
-        step: Step,
-        after: &[u32],
-    ) -> Result<Child, VerifyError> {
-        let white_to_move = side == Side::Black;
-        let (target, codes) = match (step.captured, step.promotion) {
-            (None, None) => {
-                let index = match step.target {
-                    Some(t) => {
-                        let squares: Vec<Square> =
-                            after.iter().map(|&n| self.scheme.square(n)).collect();
-                        let to_move = retro_rules::opponent(side);
-                        self.scheme.index_with_en_passant(
-                            &squares,
-                            Some(self.scheme.square(t)),
-                            to_move,
-                        )
-                    }
-                    None => self
-                        .scheme
-                        .index_after_move(index, before, after, step.man)
-                        .or_else(|| self.scheme.index_of_numbers(after)),
-                };
-                return Ok(Child::Here(index.ok_or_else(|| no_entry(self.table))?));
-            }
-            (Some(captured), None) => {
-                let target = self.captures[captured]
-                    .as_ref()
-                    .expect("kings are never captured");
-                let codes = *self.capture_codes[captured]
-                    .as_ref()
-                    .expect("kings are never captured");
-                (target, codes)
-            }
-            (captured, Some(piece)) => {
-                let k = Piece::PROMOTIONS
-                    .iter()
-                    .position(|&p| p == piece)
-                    .expect("a promotion piece");
-                let target = &self.promotions[step.man]
-                    .as_ref()
-                    .expect("pawns promote")
-                    .iter()
-                    .find(|(taken, _)| *taken == captured)
-                    .expect("every capture on promotion is listed")
-                    .1[k];
-                (target, both_sides(&target.stored.table))
-            }
-        };
-        let mut numbers = [0u32; scheme::MAX_MEN];
-        for (j, &n) in after.iter().enumerate() {
-            if Some(j) != step.captured {
-                numbers[target.order[j]] = if target.flipped {
-                    self.mirror[n as usize]
-                } else {
-                    n
-                };
-            }
-        }
-        let k = after.len() - usize::from(step.captured.is_some());
-        let index = target
-            .stored
-            .scheme
-            .index_of_numbers(&numbers[..k])
-            .ok_or_else(|| no_entry(&target.stored.table))?;
-        let white_to_move = white_to_move != target.flipped;
-        let code = codes[usize::from(!white_to_move)]
-            .get(index)
-            .ok_or_else(|| out_of_range(&target.stored.table, index))?;
-        Ok(Child::Code(code))
     }
 }
 

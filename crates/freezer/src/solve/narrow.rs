@@ -1,4 +1,4 @@
-//! The narrow work layout ([`Layout::Narrow`]): one byte per entry and side to move and nothing
+//! The narrow work layout ([`WorkLayout::Narrow`]): one byte per entry and side to move and nothing
 //! beside it, so that index spaces of 2³² entries and more fit in memory (two bytes per entry
 //! with both sides to move: 8 GiB for 2³² entries).
 //!
@@ -46,7 +46,7 @@
 //! time a move's position is won).
 
 use super::{
-    Analysis, Codes, FreezeError, Observer, Verdict, DRAW_EXIT, ILLEGAL, OPPONENT_RULE_WIN,
+    Analysis, Codes, FreezeError, Observer, Phase, Verdict, DRAW_EXIT, ILLEGAL, OPPONENT_RULE_WIN,
     RULE_LOSS, RULE_WIN, RULE_WIN_EXIT, STALEMATE, UNDECIDED,
 };
 use rayon::prelude::*;
@@ -233,7 +233,7 @@ impl Analysis<'_> {
     /// Mates, stalemates, illegal entries, exits into losses of the opponent; returns the
     /// deepest depth written.
     fn narrow_init(&self, observer: &dyn Observer) -> Result<u32, FreezeError> {
-        observer.phase("generating moves", 2 * self.space.entries());
+        observer.phase(self.subject(), Phase::Init, 2 * self.space.entries());
         let deepest = AtomicU32::new(0);
         let failure = Failure::new();
         self.scan(&failure, observer, |entry, cell| {
@@ -260,7 +260,7 @@ impl Analysis<'_> {
 
     /// The depth phase, a scan per depth; returns the number of scans.
     fn narrow_depths(&self, deepest: u32, observer: &dyn Observer) -> Result<u32, FreezeError> {
-        observer.phase("retrograde, by depth", 2 * self.space.entries());
+        observer.phase(self.subject(), Phase::Retrograde, 2 * self.space.entries());
         let deepest = AtomicU32::new(deepest);
         let failure = Failure::new();
         let mut d = 0;
@@ -339,7 +339,7 @@ impl Analysis<'_> {
 
     /// The rule phase: a full check of every undecided entry, then rounds of retrograde visits.
     fn narrow_rules(&self, observer: &dyn Observer) -> Result<(), FreezeError> {
-        observer.phase("retrograde, by rule", 2 * self.space.entries());
+        observer.phase(self.subject(), Phase::Rules, 2 * self.space.entries());
         let failure = Failure::new();
         self.scan(&failure, observer, |entry, cell| {
             let now = cell.load(Ordering::Relaxed);
@@ -354,7 +354,7 @@ impl Analysis<'_> {
         loop {
             let (fresh_win, fresh_loss) = (RULE_WIN_NEW[generation], RULE_LOSS_NEW[generation]);
             let next = 1 - generation;
-            let visited = self.scan(&failure, &super::Silent, |entry, cell| {
+            let visited = self.scan(&failure, &retro_gen::Silent, |entry, cell| {
                 let now = cell.load(Ordering::Relaxed);
                 let lost = match now {
                     b if b == fresh_win => false,

@@ -1,0 +1,166 @@
+//! What every command shares: where tables live, progress bars, memory and sizes shown to
+//! people, a FEN's positions.
+//!
+//! Owns: nothing of chess or of tables' contents.
+//! Must never: hold a command of its own (each command has its file).
+
+use anyhow::{Context, Result};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use retro_engine::{Geometry, Material, Position};
+use retro_gen::{BuildReport, Observer, Phase};
+use retro_rules::Board;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The tables directory: `--dir`, else `$RETRO_TABLES`, else `./tables`.
+pub fn tables_dir(dir: Option<PathBuf>) -> PathBuf {
+    dir.or_else(|| std::env::var_os("RETRO_TABLES").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("tables"))
+}
+
+/// Progress bars for building, one per material and phase, hidden with `--quiet`; a line per
+/// table either way.
+pub struct Bars {
+    quiet: bool,
+    lines_to_stderr: bool,
+    multi: MultiProgress,
+    current: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    pub fn new(quiet: bool) -> Bars {
+        Bars {
+            quiet,
+            lines_to_stderr: false,
+            multi: MultiProgress::new(),
+            current: Mutex::new(None),
+        }
+    }
+
+    /// Reports each table on standard error, keeping standard output for the command's result.
+    pub fn lines_to_stderr(mut self) -> Bars {
+        self.lines_to_stderr = true;
+        self
+    }
+}
+
+impl Observer for Bars {
+    fn phase(&self, subject: &str, phase: Phase, work: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = self.multi.add(ProgressBar::new(work));
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>14} {msg:<10} {bar:30} {human_pos:>12}/{human_len} positions  {elapsed} (~{eta} left)")
+                .expect("a valid template"),
+        );
+        bar.set_prefix(subject.to_string());
+        bar.set_message(phase.name());
+        if let Some(old) = self
+            .current
+            .lock()
+            .expect("no panics while locked")
+            .replace(bar)
+        {
+            old.finish_and_clear();
+        }
+    }
+
+    fn progressed(&self, steps: u64) {
+        if let Some(bar) = self
+            .current
+            .lock()
+            .expect("no panics while locked")
+            .as_ref()
+        {
+            bar.inc(steps);
+        }
+    }
+
+    fn finished(&self, report: &BuildReport) {
+        if let Some(bar) = self.current.lock().expect("no panics while locked").take() {
+            bar.finish_and_clear();
+        }
+        let what = if report.reused && report.body_checked {
+            "kept (file present and intact)".to_string()
+        } else if report.reused {
+            "kept (file present, header checked; not read by this run)".to_string()
+        } else {
+            format!(
+                "built in {:.2} s ({:.2} s setting up, {:.2} s retrograde over {} depths, \
+                 {:.2} s writing)",
+                report.seconds,
+                report.init_seconds,
+                report.retrograde_seconds,
+                report.depths,
+                (report.seconds - report.init_seconds - report.retrograde_seconds).max(0.0)
+            )
+        };
+        let packed = report.packed.as_ref().map_or(String::new(), |p| {
+            format!(
+                "; packed {} -> {} ({:.1}x) in {:.2} s",
+                human_bytes(p.raw_bytes),
+                human_bytes(p.packed_bytes),
+                p.raw_bytes as f64 / p.packed_bytes.max(1) as f64,
+                p.seconds
+            )
+        });
+        let line = format!(
+            "{:>14}  {what}{packed}; longest mate {} plies; {} entries per side; {}",
+            report.material.to_string(),
+            report.max_plies,
+            report.entries_per_side,
+            report.path.display()
+        );
+        self.multi.suspend(|| {
+            if self.lines_to_stderr {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        });
+    }
+}
+
+/// The peak resident memory of this process, in MiB (Linux), if known.
+pub fn peak_memory_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// A legal position from FEN, for the engine, with its natural-model twin.
+pub(crate) fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geometry, Position)> {
+    Ok(retro_engine::fen::positions_of_fen(fen)?)
+}
+
+/// The canonical materials of the tables in `dir` for `board`, raw or packed (a table in both
+/// forms once), smallest first.
+pub(crate) fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
+    let mut found: Vec<Material> = retro_format::table_names(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .into_iter()
+        .filter(|t| (t.files, t.ranks) == (board.files(), board.ranks()))
+        .filter_map(|t| Material::parse(&t.material).ok())
+        .collect();
+    found.sort_by_key(|m| (m.len(), m.to_string()));
+    found.dedup();
+    Ok(found)
+}
+
+/// Sizes in binary units, as `ls -h` gives them.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

@@ -1,0 +1,348 @@
+//! The builder: which tables a run needs, in which order, which files it keeps, and which
+//! core builds each.
+//!
+//! Owns: [`Builder`] — planning, keeping or rebuilding files, packing them after a run.
+//! Must never: compute a value itself (the cores in [`crate::fast`] and [`crate::reference`] do).
+
+use crate::{exit_targets, fast, BuildReport, CoreKind, GenError, Observer};
+use retro_engine::{Geometry, Indexer, Material};
+use retro_format::{FormatError, Header, Table};
+use retro_rules::{Board, Piece, Side};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Builds tables for one board into one directory.
+pub struct Builder {
+    pub(crate) geo: Geometry,
+    dir: PathBuf,
+    core: CoreKind,
+    /// How the fast core spends its work byte; tests take many watch codes to leave few
+    /// depths (so it builds again without), or rebase every few depths.
+    pub(crate) tuning: fast::Tuning,
+    /// Whether (and how) every table of a run ends up packed, its raw file removed.
+    pack: Option<retro_format::PackOptions>,
+}
+
+impl Builder {
+    /// A builder for `board`, writing into `dir`.
+    pub fn new(board: Board, dir: impl Into<PathBuf>) -> Builder {
+        Builder {
+            geo: Geometry::new(board),
+            dir: dir.into(),
+            core: CoreKind::Fast,
+            tuning: fast::Tuning::default(),
+            pack: None,
+        }
+    }
+
+    /// The same builder leaving every table of a run packed (`MATERIAL.FxR.rtbz`): each table
+    /// it builds, and each raw table it keeps, is packed right after and its raw file removed.
+    /// The larger tables of the run read the packed ones.
+    pub fn with_pack(mut self, options: Option<retro_format::PackOptions>) -> Builder {
+        self.pack = options;
+        self
+    }
+
+    /// The same builder with the retrograde core `core`.
+    pub fn with_core(mut self, core: CoreKind) -> Builder {
+        self.core = core;
+        self
+    }
+
+    /// The board.
+    pub fn board(&self) -> Board {
+        self.geo.board()
+    }
+
+    /// The file of `material`'s table (canonical material): the raw file if there is one,
+    /// else the packed one if there is one, else the raw file's path.
+    pub fn path_of(&self, material: Material) -> PathBuf {
+        let board = self.geo.board();
+        retro_format::table_path(
+            &self.dir,
+            &material.to_string(),
+            board.files(),
+            board.ranks(),
+        )
+    }
+
+    /// The raw file of `material`'s table, which building writes.
+    pub(crate) fn raw_path_of(&self, material: Material) -> PathBuf {
+        self.file_of(material, retro_format::file_name)
+    }
+
+    /// The packed file of `material`'s table.
+    fn packed_path_of(&self, material: Material) -> PathBuf {
+        self.file_of(material, retro_format::packed_file_name)
+    }
+
+    /// The file `name` names for `material`'s table on this board, in the directory.
+    fn file_of(&self, material: Material, name: fn(&str, u8, u8) -> String) -> PathBuf {
+        let board = self.geo.board();
+        self.dir
+            .join(name(&material.to_string(), board.files(), board.ranks()))
+    }
+
+    /// After a raw file is written: a packed file of the same table left in the directory is
+    /// removed, so that the two never disagree.
+    pub(crate) fn remove_stale_packed(&self, material: Material) -> Result<(), GenError> {
+        let packed = self.packed_path_of(material);
+        match std::fs::remove_file(&packed) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(FormatError::Io {
+                path: packed,
+                source: e,
+            }
+            .into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Packs the raw table of `material` (the packer checks its body against its hash) and
+    /// removes the raw file once the packed one is written and decoded back.
+    fn pack_raw(
+        &self,
+        material: Material,
+        options: &retro_format::PackOptions,
+    ) -> Result<retro_format::PackReport, GenError> {
+        let raw = self.raw_path_of(material);
+        let table = Table::open_body_unchecked(&raw)?;
+        let radices = Indexer::new(&self.geo, material)
+            .map_err(|e| GenError::Unsupported {
+                material: material.to_string(),
+                reason: e.to_string(),
+            })?
+            .digit_radices();
+        let report = retro_format::pack(&table, &self.packed_path_of(material), &radices, options)?;
+        drop(table);
+        std::fs::remove_file(&raw).map_err(|source| FormatError::Io { path: raw, source })?;
+        Ok(report)
+    }
+
+    /// The canonical materials `targets` need — themselves and everything their captures and
+    /// promotions reach — each after every material it leads into.
+    pub fn plan(&self, targets: &[Material]) -> Result<Vec<Material>, GenError> {
+        let mut needed = BTreeSet::new();
+        let mut todo: Vec<Material> = targets.iter().map(|m| m.canonical().0).collect();
+        while let Some(m) = todo.pop() {
+            if m.has_pawns() && self.geo.ranks() < 3 {
+                return Err(GenError::Unsupported {
+                    material: m.to_string(),
+                    reason: format!(
+                        "a board of {} ranks has no square a pawn may stand on",
+                        self.geo.ranks()
+                    ),
+                });
+            }
+            if !needed.insert(m) {
+                continue;
+            }
+            todo.extend(exit_targets(m));
+        }
+        let mut plan: Vec<Material> = needed.into_iter().collect();
+        // A capture leaves fewer men; a promotion as many men and fewer pawns.
+        plan.sort_by_key(|m| (m.len(), pawn_count(m), m.to_string()));
+        Ok(plan)
+    }
+
+    /// Builds every table `targets` need that is not already in the directory (a file that
+    /// fails its checks is rebuilt), smallest first.
+    pub fn build(
+        &self,
+        targets: &[Material],
+        observer: &dyn Observer,
+    ) -> Result<Vec<BuildReport>, GenError> {
+        let plan = self.plan(targets)?;
+        // Which files to keep, from the largest material down: a file is checked whole when
+        // this run reads it — a target, or a table a table to be built leads into — and by its
+        // header and length otherwise; a file that fails is built again, and the tables it
+        // leads into are then read. Kept files checked whole are not checked again when read.
+        let mut read: BTreeSet<Material> = targets.iter().map(|m| m.canonical().0).collect();
+        let mut kept: BTreeMap<Material, (Header, Option<[u8; 32]>)> = BTreeMap::new();
+        for &material in plan.iter().rev() {
+            let path = self.path_of(material);
+            let whole = read.contains(&material);
+            let opened = match whole {
+                true => Table::open(&path).map(|t| (t.header().clone(), t.body_hash())),
+                false => retro_format::read_header(&path),
+            };
+            match opened {
+                Ok((header, hash))
+                    if header.material == material.to_string()
+                        && header.index_scheme == retro_format::INDEX_SCHEME =>
+                {
+                    kept.insert(material, (header, whole.then_some(hash)));
+                }
+                _ => read.extend(exit_targets(material)),
+            }
+        }
+        let checked: BTreeMap<Material, [u8; 32]> = kept
+            .iter()
+            .filter_map(|(&m, &(_, hash))| hash.map(|h| (m, h)))
+            .collect();
+        let mut reports = Vec::new();
+        for material in plan {
+            let mut report = match kept.remove(&material) {
+                Some((header, hash)) => BuildReport {
+                    material,
+                    path: self.path_of(material),
+                    reused: true,
+                    body_checked: hash.is_some(),
+                    entries_per_side: header.entries_per_side,
+                    max_plies: header.max_plies,
+                    seconds: 0.0,
+                    init_seconds: 0.0,
+                    retrograde_seconds: 0.0,
+                    depths: 0,
+                    core: None,
+                    packed: None,
+                },
+                None => self.build_checked(material, observer, &checked)?,
+            };
+            if let Some(options) = &self.pack {
+                if !retro_format::is_packed_path(&report.path) {
+                    let packed = self.pack_raw(material, options)?;
+                    report.path = packed.path.clone();
+                    report.packed = Some(packed);
+                }
+            }
+            observer.finished(&report);
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
+    /// Builds the table of `material`, whose smaller tables must exist.
+    pub fn build_one(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+    ) -> Result<BuildReport, GenError> {
+        self.build_checked(material, observer, &BTreeMap::new())
+    }
+
+    /// [`Builder::build_one`], where the files of the materials in `checked` were checked
+    /// whole in this run, with the body checksums given.
+    fn build_checked(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+        checked: &BTreeMap<Material, [u8; 32]>,
+    ) -> Result<BuildReport, GenError> {
+        if self.core == CoreKind::Fast && material.is_canonical() {
+            match self.build_fast(material, observer, checked) {
+                Ok(report) => return Ok(report),
+                Err(fast::Declined::Failed(e)) => return Err(e),
+                Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => {}
+            }
+        }
+        self.build_reference(material, observer)
+    }
+
+    /// The header of the table `indexer` numbers, whose longest mate takes `max_plies`.
+    pub(crate) fn header(&self, indexer: &Indexer, max_plies: u32) -> Header {
+        Header {
+            files: self.geo.files(),
+            ranks: self.geo.ranks(),
+            material: indexer.material().to_string(),
+            index_scheme: retro_format::INDEX_SCHEME,
+            symmetries: indexer.symmetry_count() as u8,
+            entries_per_side: indexer.size(),
+            value_width: retro_format::width_for(max_plies),
+            max_plies,
+        }
+    }
+
+    /// Builds the table of `material` with the fast core.
+    fn build_fast(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+        checked: &BTreeMap<Material, [u8; 32]>,
+    ) -> Result<BuildReport, fast::Declined> {
+        let start = Instant::now();
+        let geo = &self.geo;
+        if geo.square_count() > fast::bits::MAX_SQUARES {
+            return Err(fast::Declined::Unsupported);
+        }
+        let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;
+        let mut subs = Vec::new();
+        let sides = fast::exit_sides(material);
+        let fields = fast::exit_fields(geo, material);
+        for ((smaller, sides), field) in fast::exit_targets(material)
+            .into_iter()
+            .zip(sides)
+            .zip(fields)
+        {
+            // A file checked whole earlier in the run is not read through again while the
+            // checksum in its header is the one checked.
+            let path = self.path_of(smaller);
+            let table = match checked.get(&smaller) {
+                Some(&hash) => {
+                    let table = Table::open_body_unchecked(&path).map_err(GenError::from)?;
+                    if table.body_hash() != hash {
+                        table.check_body().map_err(GenError::from)?;
+                    }
+                    table
+                }
+                None => Table::open(&path).map_err(GenError::from)?,
+            };
+            if table.header().material != smaller.to_string() {
+                return Err(GenError::Inconsistent {
+                    material: smaller.to_string(),
+                    fen: format!(
+                        "the file {} names {}",
+                        table.path().display(),
+                        table.header().material
+                    ),
+                }
+                .into());
+            }
+            if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
+                return Err(fast::Declined::TooDeep);
+            }
+            subs.push(fast::convert::load_subtable(
+                geo, &table, smaller, sides, field,
+            )?);
+        }
+        let built = fast::build(geo, material, &subs, self.tuning, Some(&self.dir), observer)?;
+        let retrograde_seconds = built.retrograde_seconds;
+        let init_seconds = start.elapsed().as_secs_f64() - retrograde_seconds;
+        drop(subs);
+        let max_plies = built.max_plies;
+        let header = self.header(&indexer, max_plies);
+        let path = self.raw_path_of(material);
+        let writer = retro_format::TableWriter::create(&path, &header).map_err(GenError::from)?;
+        fast::convert::write_body(
+            geo,
+            &indexer,
+            &built,
+            usize::from(header.value_width),
+            &writer,
+        )
+        .map_err(GenError::from)?;
+        let depths = built.depths;
+        drop(built);
+        writer.finish().map_err(GenError::from)?;
+        self.remove_stale_packed(material)?;
+        Ok(BuildReport {
+            material,
+            path,
+            reused: false,
+            body_checked: true,
+            entries_per_side: indexer.size(),
+            max_plies,
+            seconds: start.elapsed().as_secs_f64(),
+            init_seconds,
+            retrograde_seconds,
+            depths,
+            core: Some(CoreKind::Fast),
+            packed: None,
+        })
+    }
+}
+
+/// How many pawns both sides have.
+fn pawn_count(material: &Material) -> usize {
+    material.count(Side::White, Piece::Pawn) + material.count(Side::Black, Piece::Pawn)
+}

@@ -1,0 +1,327 @@
+//! A position's children as the checker reads them: the entries its moves reach, in this
+//! table or after a capture or promotion in a smaller one, summarised for the facts.
+//!
+//! Owns: the look-up of an entry by placement ([`Lookup`]), the tables a category's exits
+//! read ([`Exits`]), and the summary of a position's children ([`Summary`], [`Children`]).
+//! Must never: decide whether a fact holds (the [`crate::Checker`] does), or read a move from
+//! anywhere but the natural model's tabulated geometry.
+
+use crate::*;
+
+/// Tables opened for one check, read without locking: each category's men counted by kind,
+/// and whether positions of that count are stored with the colours exchanged.
+pub(crate) struct Lookup {
+    pub(crate) ranks: u8,
+    pub(crate) entries: Vec<([[u8; 5]; 2], bool, Arc<Stored>)>,
+}
+
+pub(crate) fn counts<'a>(men: impl Iterator<Item = &'a (Side, Piece)>) -> [[u8; 5]; 2] {
+    let mut c = [[0u8; 5]; 2];
+    for &(side, piece) in men {
+        if piece != Piece::King {
+            let kind = [
+                Piece::Queen,
+                Piece::Rook,
+                Piece::Bishop,
+                Piece::Knight,
+                Piece::Pawn,
+            ]
+            .iter()
+            .position(|&k| k == piece)
+            .expect("a piece other than the king");
+            c[usize::from(side == Side::Black)][kind] += 1;
+        }
+    }
+    c
+}
+
+impl Lookup {
+    pub(crate) fn new(board: Board, tables: Vec<(Men, Arc<Stored>)>) -> Lookup {
+        let mut entries = Vec::new();
+        for (men, table) in tables {
+            let listed = men.listed();
+            let c = counts(listed.iter());
+            entries.push((c, false, table.clone()));
+            entries.push(([c[1], c[0]], true, table));
+        }
+        Lookup {
+            ranks: board.ranks(),
+            entries,
+        }
+    }
+
+    /// The stored value of `p`, whose category must be among the tables.
+    pub(crate) fn value(&self, p: &Position, checker: &Checker) -> Result<Value, VerifyError> {
+        let mut placed = [(Square::new(0, 0), (Side::White, Piece::King)); scheme::MAX_MEN];
+        let mut n = 0;
+        for (sq, man) in p.men() {
+            if n == scheme::MAX_MEN {
+                return Err(VerifyError::Unsupported(p.fen()));
+            }
+            placed[n] = (sq, man);
+            n += 1;
+        }
+        let c = counts(placed[..n].iter().map(|(_, man)| man));
+        let missing = || VerifyError::WrongHeader {
+            path: checker.dir.clone(),
+            expected: format!("a table for {}", p.fen()),
+            found: "none loaded".into(),
+        };
+        let (_, flip, stored) = self
+            .entries
+            .iter()
+            .find(|(k, _, _)| *k == c)
+            .ok_or_else(missing)?;
+        let mut white_to_move = retro_rules::position::to_move(p) == Side::White;
+        let mut ep = p.en_passant();
+        if *flip {
+            // The colours exchanged: sides swapped, the board turned top to bottom.
+            let turned = |sq: Square| Square::new(sq.file, self.ranks - 1 - sq.rank);
+            for (sq, (side, _)) in placed[..n].iter_mut() {
+                *sq = turned(*sq);
+                *side = retro_rules::opponent(*side);
+            }
+            ep = ep.map(turned);
+            white_to_move = !white_to_move;
+        }
+        let none = || VerifyError::WrongHeader {
+            path: checker.dir.clone(),
+            expected: format!("an index entry for {}", p.fen()),
+            found: "no entry".into(),
+        };
+        let squares = stored.scheme.placement(&placed[..n]).ok_or_else(none)?;
+        let to_move = if white_to_move {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let index = stored
+            .scheme
+            .index_with_en_passant(&squares[..n], ep, to_move)
+            .ok_or_else(none)?;
+        Ok(stored.table.value(white_to_move, index)?)
+    }
+}
+
+/// The exits of a category, by listed man: where its capture leads (`None` for the kings),
+/// and for a pawn, by the man it takes on promoting (`None` for none) and the piece it becomes
+/// (in the order of `Piece::PROMOTIONS`), where its promotion leads.
+pub(crate) struct Exits {
+    pub(crate) captures: Vec<Option<CaptureTarget>>,
+    pub(crate) promotions: Vec<Option<Promotions>>,
+}
+
+/// A pawn's promotions: by the man taken (`None` for none), one target per promoted piece.
+pub(crate) type Promotions = Vec<(Option<usize>, Vec<CaptureTarget>)>;
+
+/// Where a capture or a promotion leads: the stored category, whether its colours are
+/// exchanged, and each remaining man's place in its list.
+pub(crate) struct CaptureTarget {
+    pub(crate) stored: Arc<Stored>,
+    pub(crate) flipped: bool,
+    pub(crate) order: Vec<usize>,
+}
+
+/// What a position's moves reach, summarised for the facts (P), (C), (W), (L) and (D).
+#[derive(Debug)]
+pub(crate) struct Summary {
+    pub(crate) moves: u32,
+    pub(crate) in_check: bool,
+    /// A move reaches a legal position with no value.
+    pub(crate) valueless_child: bool,
+    /// The quickest loss a move reaches, in plies (`u32::MAX` if none).
+    pub(crate) quickest_loss: u32,
+    /// Whether every move reaches a win.
+    pub(crate) all_wins: bool,
+    /// The entry code of the deepest win a move reaches (0 if none; a win's code is odd).
+    pub(crate) deepest_win_code: u32,
+    pub(crate) any_draw: bool,
+}
+
+impl Summary {
+    pub(crate) fn new(in_check: bool) -> Summary {
+        Summary {
+            moves: 0,
+            in_check,
+            valueless_child: false,
+            quickest_loss: u32::MAX,
+            all_wins: true,
+            deepest_win_code: 0,
+            any_draw: false,
+        }
+    }
+
+    /// Adds a move reaching an entry of code `code` (`Value::code`: 0 no value, 1 draw,
+    /// `2 + plies` decided: a win when the plies are odd, a loss when even).
+    #[inline]
+    pub(crate) fn add(&mut self, code: u32) {
+        self.moves += 1;
+        match code {
+            0 => self.valueless_child = true,
+            1 => {
+                self.any_draw = true;
+                self.all_wins = false;
+            }
+            c if c % 2 == 0 => {
+                self.quickest_loss = self.quickest_loss.min(c - 2);
+                self.all_wins = false;
+            }
+            c => self.deepest_win_code = self.deepest_win_code.max(c),
+        }
+    }
+
+    /// Whether (P), (C), (W), (L) and (D) hold at a position with stored value `v`.
+    pub(crate) fn holds_for(&self, v: Value) -> bool {
+        if v == Value::Illegal || self.valueless_child {
+            return false;
+        }
+        let checkmate = self.moves == 0 && self.in_check;
+        let stalemate = self.moves == 0 && !self.in_check;
+        if checkmate != (v == Value::Loss(0)) {
+            return false;
+        }
+        let any_loss = self.quickest_loss != u32::MAX;
+        match v {
+            Value::Loss(0) => true,
+            Value::Win(n) => any_loss && self.quickest_loss == n - 1,
+            Value::Loss(n) => {
+                self.moves > 0 && self.all_wins && self.deepest_win_code == Value::Win(n - 1).code()
+            }
+            Value::Draw => !any_loss && (stalemate || self.any_draw),
+            Value::Illegal => false,
+        }
+    }
+}
+
+/// Where a move leads: an entry of the table being checked (the index for the other side to
+/// move), or, after a capture or a promotion, another table's entry, read at once (its code).
+pub(crate) enum Child {
+    Here(u64),
+    Code(u32),
+}
+
+/// The values of positions one move away, in the table being checked or, after a capture, in
+/// a smaller one.
+pub(crate) struct Children<'a> {
+    pub(crate) scheme: &'a Scheme,
+    pub(crate) table: &'a Table,
+    /// The table's entries, White to move first.
+    pub(crate) codes: [Codes<'a>; 2],
+    pub(crate) captures: &'a [Option<CaptureTarget>],
+    /// The entries of each capture's table, White to move first.
+    pub(crate) capture_codes: Vec<Option<[Codes<'a>; 2]>>,
+    pub(crate) promotions: &'a [Option<Promotions>],
+    pub(crate) mirror: &'a [u32],
+}
+
+impl Children<'_> {
+    /// The moves of `placement` (canonical, at `index`) with `side` to move, whose king is in
+    /// check when `in_check`.
+    pub(crate) fn summarise(
+        &self,
+        placement: &Placement,
+        index: u64,
+        side: Side,
+        in_check: bool,
+    ) -> Result<Summary, VerifyError> {
+        let mut summary = Summary::new(in_check);
+        let mut error = None;
+        let own = &self.codes[usize::from(side == Side::White)];
+        placement.for_each_move(side, |step, after| {
+            if error.is_some() {
+                return;
+            }
+            let code = match self.child_after(placement.numbers(), index, side, step, after) {
+                Ok(Child::Here(index)) => own
+                    .get(index)
+                    .ok_or_else(|| out_of_range(self.table, index)),
+                Ok(Child::Code(code)) => Ok(code),
+                Err(e) => Err(e),
+            };
+            match code {
+                Ok(code) => summary.add(code),
+                Err(e) => error = Some(e),
+            }
+        });
+        error.map_or(Ok(summary), Err)
+    }
+
+    /// Where the value of the position after `step` from `before` (canonical, at `index`),
+    /// the opponent of `side` to move, is stored.
+    #[inline]
+    pub(crate) fn child_after(
+        &self,
+        before: &[u32],
+        index: u64,
+        side: Side,
+        step: Step,
+        after: &[u32],
+    ) -> Result<Child, VerifyError> {
+        let white_to_move = side == Side::Black;
+        let (target, codes) = match (step.captured, step.promotion) {
+            (None, None) => {
+                let index = match step.target {
+                    Some(t) => {
+                        let squares: Vec<Square> =
+                            after.iter().map(|&n| self.scheme.square(n)).collect();
+                        let to_move = retro_rules::opponent(side);
+                        self.scheme.index_with_en_passant(
+                            &squares,
+                            Some(self.scheme.square(t)),
+                            to_move,
+                        )
+                    }
+                    None => self
+                        .scheme
+                        .index_after_move(index, before, after, step.man)
+                        .or_else(|| self.scheme.index_of_numbers(after)),
+                };
+                return Ok(Child::Here(index.ok_or_else(|| no_entry(self.table))?));
+            }
+            (Some(captured), None) => {
+                let target = self.captures[captured]
+                    .as_ref()
+                    .expect("kings are never captured");
+                let codes = *self.capture_codes[captured]
+                    .as_ref()
+                    .expect("kings are never captured");
+                (target, codes)
+            }
+            (captured, Some(piece)) => {
+                let k = Piece::PROMOTIONS
+                    .iter()
+                    .position(|&p| p == piece)
+                    .expect("a promotion piece");
+                let target = &self.promotions[step.man]
+                    .as_ref()
+                    .expect("pawns promote")
+                    .iter()
+                    .find(|(taken, _)| *taken == captured)
+                    .expect("every capture on promotion is listed")
+                    .1[k];
+                (target, both_sides(&target.stored.table))
+            }
+        };
+        let mut numbers = [0u32; scheme::MAX_MEN];
+        for (j, &n) in after.iter().enumerate() {
+            if Some(j) != step.captured {
+                numbers[target.order[j]] = if target.flipped {
+                    self.mirror[n as usize]
+                } else {
+                    n
+                };
+            }
+        }
+        let k = after.len() - usize::from(step.captured.is_some());
+        let index = target
+            .stored
+            .scheme
+            .index_of_numbers(&numbers[..k])
+            .ok_or_else(|| no_entry(&target.stored.table))?;
+        let white_to_move = white_to_move != target.flipped;
+        let code = codes[usize::from(!white_to_move)]
+            .get(index)
+            .ok_or_else(|| out_of_range(&target.stored.table, index))?;
+        Ok(Child::Code(code))
+    }
+}
