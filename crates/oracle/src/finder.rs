@@ -2,7 +2,8 @@
 //! root — one move at each friend node, every move at each foe node, a position once — choosing
 //! among the moves that keep the goal the ones that keep the oracle small.
 //!
-//! Owns: [`Oracle`], [`Heuristic`], [`Seam`], [`grow`], [`find_oracle`], [`FindReport`].
+//! Owns: [`Heuristic`], [`Seam`], [`grow`], [`find_oracle`], [`FindReport`]; the oracle itself
+//! is [`Oracle`] ([`crate::graph`]).
 //!
 //! A friend move keeps the goal when the position it reaches is worth the goal ([`Knowledge`]); for
 //! goal *win* it must also reach a win in fewer plies than the position's own, so every path
@@ -17,7 +18,8 @@
 //! one's positions, while that makes it smaller, then, where the goal graph is small, searches
 //! by SAT for the smallest ([`crate::smallest`]), then searches locally.
 
-use crate::judge::{Knowledge, Worth};
+use crate::graph::{bound, moves_keeping_goal, Choice, Oracle};
+use crate::judge::Knowledge;
 use crate::smallest::{smallest_oracle, Skipped, SmallestReport};
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
@@ -25,42 +27,6 @@ use retro_rules::position::to_move;
 use retro_rules::{Position, Side, Square};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
-
-/// What an oracle does at a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
-    /// A leaf: its status is settled.
-    Leaf,
-    /// A friend node: the number of its move in the checker's order.
-    Move(u8),
-    /// A foe node: all its moves.
-    All,
-}
-
-/// An oracle in memory: the choice at every position reachable from the root.
-#[derive(Debug, Clone)]
-pub struct Oracle {
-    /// The root.
-    pub root: Position,
-    /// The side it plays for.
-    pub friend: Side,
-    /// What every leaf is.
-    pub goal: Goal,
-    /// The choice at each position.
-    pub choices: HashMap<Position, Choice>,
-}
-
-impl Oracle {
-    /// Its number of nodes (positions).
-    pub fn len(&self) -> usize {
-        self.choices.len()
-    }
-
-    /// Whether it is empty (never: it has its root).
-    pub fn is_empty(&self) -> bool {
-        self.choices.is_empty()
-    }
-}
 
 /// The order in which the finder weighs what it prefers in a move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,35 +184,6 @@ fn open_squares(p: &Position, friend: Side) -> u32 {
                 .any(|from| from == to || retro_rules::laws::attacks(p, from, to))
         })
         .count() as u32
-}
-
-/// The goal's bound at a friend node: a move must reach a worth below it (win) or any worth
-/// that is not a loss (not-lose).
-pub(crate) fn bound(goal: Goal, worth: Option<Worth>) -> Option<u32> {
-    match (goal, worth) {
-        (Goal::Win, Some(Worth::Win(n))) => Some(n),
-        (Goal::NotLose, Some(Worth::Win(_) | Worth::Draw)) => Some(u32::MAX),
-        _ => None,
-    }
-}
-
-/// The moves (by number) that keep the goal from a friend node whose bound is `limit_plies`,
-/// each with the plies of the win it reaches (0 for a draw).
-pub(crate) fn moves_keeping_goal(
-    judge: &dyn Knowledge,
-    moves: &[(retro_rules::Move, Position)],
-    limit_plies: u32,
-) -> Result<Vec<(usize, u32)>, OracleBuildError> {
-    let goal = judge.goal();
-    let mut kept = Vec::new();
-    for (i, (_, q)) in moves.iter().enumerate() {
-        match judge.worth(q)? {
-            Some(w @ Worth::Win(k)) if w.meets(goal) && k < limit_plies => kept.push((i, k)),
-            Some(w) if w.meets(goal) && goal == Goal::NotLose => kept.push((i, 0)),
-            _ => {}
-        }
-    }
-    Ok(kept)
 }
 
 /// Grows one oracle from `root` for the judge's friend side and goal: at a friend node the move

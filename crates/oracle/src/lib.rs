@@ -23,12 +23,14 @@
 //! ```
 
 pub mod finder;
+pub mod graph;
 pub mod judge;
 pub mod player;
 pub mod reminder;
 pub mod smallest;
 
-pub use finder::{find_oracle, FindReport, FindSettings, Heuristic, Oracle, Seam};
+pub use finder::{find_oracle, FindReport, FindSettings, Heuristic, Seam};
+pub use graph::{Choice, Oracle};
 pub use judge::{Judge, Knowledge, Moves, Worth};
 pub use player::Player;
 pub use retro_format::oracle::Goal;

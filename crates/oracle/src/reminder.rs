@@ -3,7 +3,7 @@
 //!
 //! Owns: [`node_bytes`], [`to_file`].
 
-use crate::finder::{Choice, Oracle};
+use crate::graph::{Choice, Oracle};
 use retro_format::oracle::{Colour, LeafTable, OracleFile, LEAF};
 use retro_rules::Side;
 use retro_verify::oracle::ordered_moves;

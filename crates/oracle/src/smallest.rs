@@ -29,7 +29,7 @@
 //! checker like any other, and "proved minimal" is a claim about the goal graph that the
 //! report states as the solver's.
 
-use crate::finder::{bound, moves_keeping_goal, Choice, Oracle};
+use crate::graph::{bound, moves_keeping_goal, Choice, Oracle};
 use crate::judge::Knowledge;
 use crate::OracleBuildError;
 use batsat::SolverInterface;
