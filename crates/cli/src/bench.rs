@@ -50,6 +50,9 @@ pub enum Suite {
     /// Packed tables: sizes by class, packing time and memory, probe times warm and cold
     /// (the raw tables of `--tables DIR`, else the 36 of up to 4 men built first).
     Pack,
+    /// `retro probe --batch`: positions a second over random legal positions of the largest
+    /// tables of `--tables DIR` (else of the 36 of up to 4 men), files in the page cache.
+    Batch,
 }
 
 impl Suite {
@@ -63,6 +66,7 @@ impl Suite {
             Suite::Kqpkq => "KQPvKQ, the tables its captures and promotions reach already built (and verified)",
             Suite::Kppkp => "KPPvKP, the tables its captures and promotions reach already built (and verified)",
             Suite::Pack => "packed tables: sizes, packing time, probe times",
+            Suite::Batch => "retro probe --batch: positions a second",
         }
     }
 }
@@ -326,8 +330,11 @@ pub fn bench(
     if pawn_peer.is_some() && !suites.iter().any(pawn_suite) {
         bail!("--syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
     }
-    if tables.is_some() && !suites.iter().any(|s| pawn_suite(s) || *s == Suite::Pack) {
-        bail!("--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack suite only");
+    let apart = |s: &Suite| matches!(s, Suite::Pack | Suite::Batch);
+    if tables.is_some() && !suites.iter().any(|s| pawn_suite(s) || apart(s)) {
+        bail!(
+            "--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack and batch suites only"
+        );
     }
     if let Some(pawn_peer) = pawn_peer {
         pawn_peer.check_tables()?;
@@ -340,11 +347,21 @@ pub fn bench(
     }
     let machine = machine();
     let mut results = Vec::new();
-    if suites.contains(&Suite::Pack) {
-        suites.retain(|s| *s != Suite::Pack);
-        results.push(crate::bench_pack::pack_suite(
-            tables, probes, as_json, &machine,
-        )?);
+    if suites.iter().any(apart) {
+        if suites.contains(&Suite::Pack) {
+            results.push(crate::bench_pack::pack_suite(
+                tables, probes, as_json, &machine,
+            )?);
+        }
+        if suites.contains(&Suite::Batch) {
+            results.push(crate::bench_pack::batch_suite(
+                tables,
+                probes,
+                runs as usize,
+                as_json,
+            )?);
+        }
+        suites.retain(|s| !apart(s));
         if suites.is_empty() {
             if as_json {
                 println!(
@@ -438,7 +455,7 @@ pub fn bench(
                     }
                     continue;
                 }
-                Suite::Pack => unreachable!("the pack suite runs apart, above"),
+                Suite::Pack | Suite::Batch => unreachable!("these suites run apart, above"),
                 Suite::Small => (Vec::new(), small.clone()),
                 Suite::Krbkr => {
                     let krbkr = Material::from_men(&[

@@ -127,6 +127,104 @@ fn warm(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The tables a suite reads: `tables_from`, else the 36 of up to 4 men built into a scratch
+/// directory (returned with it, removed when dropped).
+fn source_tables(tables_from: Option<&Path>) -> Result<(PathBuf, Option<tempfile::TempDir>)> {
+    if let Some(dir) = tables_from {
+        return Ok((dir.to_path_buf(), None));
+    }
+    let built = tempfile::tempdir().context("making a scratch directory")?;
+    let exe = std::env::current_exe().context("finding the retro binary")?;
+    let out = Command::new(exe)
+        .args(["gen", "--up-to", "4", "--quiet", "--dir"])
+        .arg(built.path())
+        .output()
+        .context("building the tables of up to 4 men")?;
+    if !out.status.success() {
+        bail!(
+            "building the tables of up to 4 men failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok((built.path().to_path_buf(), Some(built)))
+}
+
+/// The batch suite: `retro probe --batch` over random legal positions of the largest tables
+/// of `tables_from` (else of the 36 of up to 4 men), as FEN lines, the table files read
+/// beforehand so that they are in the page cache; `runs` fresh processes, the median.
+pub fn batch_suite(
+    tables_from: Option<&Path>,
+    probes: usize,
+    runs: usize,
+    as_json: bool,
+) -> Result<serde_json::Value> {
+    let board = Board::STANDARD;
+    let geo = Geometry::new(board);
+    let (source, _built) = source_tables(tables_from)?;
+    let materials = crate::support::tables_in(&source, board)?;
+    let largest = materials.iter().map(Material::len).max().unwrap_or(0);
+    let chosen: Vec<Material> = materials
+        .into_iter()
+        .filter(|m| m.len() == largest)
+        .collect();
+    if chosen.is_empty() {
+        bail!("{} holds no tables for {board}", source.display());
+    }
+    let positions = random_positions(&geo, &chosen, probes)?;
+    let scratch = tempfile::tempdir().context("making a scratch directory")?;
+    let input = scratch.path().join("positions.fen");
+    let mut text = String::with_capacity(positions.len() * 48);
+    for p in &positions {
+        text.push_str(&p.to_natural(&geo).fen());
+        text.push('\n');
+    }
+    std::fs::write(&input, text).with_context(|| format!("writing {}", input.display()))?;
+    for entry in std::fs::read_dir(&source)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "rtb" || e == "rtbz") {
+            warm(&path)?;
+        }
+    }
+    let exe = std::env::current_exe().context("finding the retro binary")?;
+    let mut seconds = Vec::new();
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        let status = Command::new(&exe)
+            .args(["probe", "--batch", "--dir"])
+            .arg(&source)
+            .stdin(std::fs::File::open(&input)?)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("running retro probe --batch")?;
+        seconds.push(start.elapsed().as_secs_f64());
+        if !status.success() {
+            bail!("retro probe --batch answered some line with an error");
+        }
+    }
+    seconds.sort_by(f64::total_cmp);
+    let median = seconds[seconds.len() / 2];
+    let rate = positions.len() as f64 / median;
+    let what = format!(
+        "{} random legal positions over the {} tables of {largest} men in {}",
+        positions.len(),
+        chosen.len(),
+        source.display()
+    );
+    if !as_json {
+        println!(
+            "batch: retro probe --batch, {what}, files in the page cache: median {median:.3} s of {} runs (min {:.3} s, max {:.3} s): {rate:.0} positions a second",
+            seconds.len(),
+            seconds[0],
+            seconds[seconds.len() - 1]
+        );
+    }
+    Ok(json!({
+        "suite": "batch", "positions": positions.len(), "tables": chosen.len(), "men": largest,
+        "runs": seconds.len(), "median_seconds": median, "min_seconds": seconds[0],
+        "max_seconds": seconds[seconds.len() - 1], "positions_per_second": rate,
+    }))
+}
+
 /// The pack suite: sizes by class, packing time and memory, probe times.
 pub fn pack_suite(
     tables_from: Option<&Path>,
@@ -136,26 +234,7 @@ pub fn pack_suite(
 ) -> Result<serde_json::Value> {
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
-    let built;
-    let source: PathBuf = match tables_from {
-        Some(dir) => dir.to_path_buf(),
-        None => {
-            built = tempfile::tempdir().context("making a scratch directory")?;
-            let exe = std::env::current_exe().context("finding the retro binary")?;
-            let out = Command::new(exe)
-                .args(["gen", "--up-to", "4", "--quiet", "--dir"])
-                .arg(built.path())
-                .output()
-                .context("building the tables of up to 4 men")?;
-            if !out.status.success() {
-                bail!(
-                    "building the tables of up to 4 men failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-            }
-            built.path().to_path_buf()
-        }
-    };
+    let (source, _built) = source_tables(tables_from)?;
     // The raw tables of the source, linked into a scratch directory and packed there.
     let scratch = tempfile::tempdir().context("making a scratch directory")?;
     let mut raw = Vec::new();

@@ -3,6 +3,7 @@
 //! A thin binary: argument parsing, progress bars and printing. Every subcommand's work lives in
 //! the library crates; this file only wires them to the terminal.
 
+mod batch;
 mod bdd;
 mod bench;
 mod bench_pack;
@@ -99,7 +100,16 @@ enum Command {
     /// to, best first.
     Probe {
         /// The position in FEN (its board size selects the tables).
-        fen: String,
+        #[arg(required_unless_present = "batch")]
+        fen: Option<String>,
+        /// Probe every FEN or EPD line of standard input instead, in parallel: one answer a
+        /// line on standard output, in order (JSON objects, or TSV rows with --format tsv); a
+        /// bad line gets an error answer and the rest go on (exit 1 if any line failed).
+        #[arg(long, conflicts_with_all = ["fen", "json", "line", "pgn"])]
+        batch: bool,
+        /// With --batch: json (one object a line) or tsv (a header row, then a row a line).
+        #[arg(long, value_enum, default_value = "json")]
+        format: batch::BatchFormat,
         /// The tables directory (default: $RETRO_TABLES, else ./tables).
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -256,10 +266,11 @@ enum Command {
         /// The pawn suites: take the smaller tables from this directory (linked, not copied;
         /// checked as `retro gen` checks the files it keeps) instead of building them; any
         /// missing are built. The pack suite: pack the raw tables of this directory (into a
-        /// scratch directory; the files here are only read).
+        /// scratch directory; the files here are only read). The batch suite: probe the
+        /// largest tables of this directory.
         #[arg(long, value_name = "DIR")]
         tables: Option<PathBuf>,
-        /// The pack suite: random positions probed.
+        /// The pack and batch suites: random positions probed.
         #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u32).range(100..=10_000_000))]
         probes: u32,
     },
@@ -594,11 +605,17 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
         ),
         Command::Probe {
             fen,
+            batch,
+            format,
             dir,
             json,
             line,
             pgn,
-        } => tables::probe(&fen, dir, json, line, pgn),
+        } => match (batch, fen) {
+            (true, _) => batch::batch(dir, format),
+            (false, Some(fen)) => tables::probe(&fen, dir, json, line, pgn),
+            (false, None) => bail!("name a position in FEN, or give --batch"),
+        },
         Command::Stats {
             materials,
             board,

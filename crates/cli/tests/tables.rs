@@ -414,3 +414,51 @@ fn pawn_tables_probe_and_count_en_passant_apart() {
     assert!(ep[0] > 0, "{tsv}");
     assert_eq!(ep[0], ep[1] + ep[2] + ep[3]);
 }
+
+#[test]
+fn batch_answers_every_line_as_probe_does() {
+    use std::io::Write;
+    let lines = [
+        "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
+        "8/8/8/8/3k4/8/8/KQ6 w - - 0 1",
+        "8/8/8/8/3k4/8/8/KQ6 b - - 0 1",
+        "k7/8/1K6/8/8/8/8/7Q w - - bm Qh8; id \"epd\";",
+        "not a fen",
+        "8/8/8/8/3k4/8/8/KP6 w - - 0 1",
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["probe", "--batch", "--dir", dir()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all((lines.join("\n") + "\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    // Two lines fail (no FEN; no KPvK table): every line is answered, and the exit says so.
+    assert_eq!(out.status.code(), Some(1));
+    let answers: Vec<Json> = stdout_text(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), lines.len());
+    for (line, answer) in lines.iter().zip(&answers) {
+        let fen = line.split(" bm ").next().unwrap();
+        let alone = retro(&["probe", fen, "--json", "--dir", dir()]);
+        if answer.get("error").is_some() {
+            assert!(
+                !alone.status.success(),
+                "{line}: batch failed, probe did not"
+            );
+            continue;
+        }
+        let alone = json(&alone);
+        for key in ["fen", "material", "category", "dtm", "description"] {
+            assert_eq!(answer[key], alone[key], "{line}: {key}");
+        }
+    }
+}

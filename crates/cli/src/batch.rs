@@ -1,0 +1,280 @@
+//! `retro probe --batch`: many positions, one a line on standard input, one answer a line on
+//! standard output, in input order.
+//!
+//! Owns: reading FEN or EPD lines, probing them in parallel a slice of lines at a time, and
+//! writing a JSON object (or a TSV row) per line, an error being an answer like any other.
+//! Must never: stop at a bad line, or hold more than one slice of lines in memory.
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use retro_engine::fen::{engine_of_natural, natural_of_fen};
+use retro_rules::Board;
+use retro_tablebase::probe::{category, describe, signed_dtm};
+use retro_tablebase::Tablebase;
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::{BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, RwLock};
+
+/// Lines probed together: enough to keep both cores busy, few enough to stream.
+const SLICE_LINES: usize = 16_384;
+
+/// How batch answers are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BatchFormat {
+    /// One JSON object a line.
+    Json,
+    /// Tab-separated values, with a header row.
+    Tsv,
+}
+
+/// One position's answer: its FEN as understood, and what the tables say, or what is wrong.
+enum Answer {
+    Value {
+        fen: String,
+        material: String,
+        category: &'static str,
+        dtm: Option<i64>,
+        description: String,
+    },
+    Error {
+        input: String,
+        error: String,
+    },
+}
+
+impl Answer {
+    fn write(&self, format: BatchFormat, out: &mut String) {
+        match self {
+            Answer::Value {
+                fen,
+                material,
+                category,
+                dtm,
+                description,
+            } => match format {
+                BatchFormat::Json => out.push_str(
+                    &json!({
+                        "fen": fen, "material": material, "category": category, "dtm": dtm,
+                        "description": description,
+                    })
+                    .to_string(),
+                ),
+                BatchFormat::Tsv => {
+                    let dtm = dtm.map_or(String::new(), |d| d.to_string());
+                    out.push_str(&format!(
+                        "{fen}\t{material}\t{category}\t{dtm}\t{description}\t"
+                    ));
+                }
+            },
+            Answer::Error { input, error } => match format {
+                BatchFormat::Json => {
+                    out.push_str(&json!({ "input": input, "error": error }).to_string())
+                }
+                BatchFormat::Tsv => {
+                    let clean = |s: &str| s.replace(['\t', '\n'], " ");
+                    out.push_str(&format!("{}\t\t\t\t\t{}", clean(input), clean(error)));
+                }
+            },
+        }
+        out.push('\n');
+    }
+}
+
+/// The tables of each board met so far, opened once.
+struct Boards {
+    dir: PathBuf,
+    open: RwLock<HashMap<Board, Arc<Tablebase>>>,
+}
+
+impl Boards {
+    fn tables(&self, board: Board) -> Arc<Tablebase> {
+        if let Some(tb) = self
+            .open
+            .read()
+            .expect("no panics while locked")
+            .get(&board)
+        {
+            return tb.clone();
+        }
+        let mut open = self.open.write().expect("no panics while locked");
+        open.entry(board)
+            .or_insert_with(|| Arc::new(Tablebase::new(board, &self.dir)))
+            .clone()
+    }
+}
+
+/// A FEN from a FEN or EPD line: an EPD line (four fields, then operations such as
+/// `bm Qh8;`) gets the clocks `0 1`.
+fn fen_of_line(line: &str) -> String {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let clocks =
+        fields.len() >= 6 && fields[4].parse::<u32>().is_ok() && fields[5].parse::<u32>().is_ok();
+    match clocks || fields.len() < 4 {
+        true => line.to_string(),
+        false => format!("{} 0 1", fields[..4].join(" ")),
+    }
+}
+
+/// The answer for one line.
+fn answer(boards: &Boards, line: &str) -> Answer {
+    let fen = fen_of_line(line);
+    let error = |error: String| Answer::Error {
+        input: line.to_string(),
+        error,
+    };
+    let natural = match natural_of_fen(&fen) {
+        Ok(p) => p,
+        Err(e) => return error(e.to_string()),
+    };
+    let tb = boards.tables(natural.board());
+    let position: retro_engine::Position = match engine_of_natural(tb.geometry(), &fen, &natural) {
+        Ok(p) => p,
+        Err(e) => return error(e.to_string()),
+    };
+    match tb.value(&position) {
+        Ok(value) => Answer::Value {
+            fen: natural.fen(),
+            material: position.material().to_string(),
+            category: category(value),
+            dtm: signed_dtm(value),
+            description: describe(position.side_to_move(), value),
+        },
+        Err(e) => error(e.to_string()),
+    }
+}
+
+/// Probes every line of `input` (blank lines and lines starting with `#` are passed over)
+/// with the tables of `dir`, writing an answer a line to `output`. Returns the lines answered
+/// and, of those, the errors.
+pub fn probe_lines(
+    input: impl BufRead,
+    mut output: impl Write,
+    dir: &Path,
+    format: BatchFormat,
+) -> Result<(u64, u64)> {
+    let boards = Boards {
+        dir: dir.to_path_buf(),
+        open: RwLock::new(HashMap::new()),
+    };
+    if format == BatchFormat::Tsv {
+        writeln!(output, "fen\tmaterial\tcategory\tdtm\tdescription\terror")?;
+    }
+    let (mut answered, mut errors) = (0u64, 0u64);
+    let mut lines = input.lines();
+    loop {
+        let mut slice = Vec::with_capacity(SLICE_LINES);
+        for line in lines.by_ref() {
+            let line = line.context("reading standard input")?;
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            slice.push(line.to_string());
+            if slice.len() == SLICE_LINES {
+                break;
+            }
+        }
+        if slice.is_empty() {
+            break;
+        }
+        let answers: Vec<(String, bool)> = slice
+            .par_iter()
+            .map(|line| {
+                let answer = answer(&boards, line);
+                let mut text = String::with_capacity(160);
+                answer.write(format, &mut text);
+                (text, matches!(answer, Answer::Error { .. }))
+            })
+            .collect();
+        for (text, failed) in answers {
+            output.write_all(text.as_bytes())?;
+            answered += 1;
+            errors += u64::from(failed);
+        }
+    }
+    output.flush()?;
+    Ok((answered, errors))
+}
+
+/// `retro probe --batch`: standard input to standard output. Exits with 1 when some line was
+/// answered with an error (every line is answered all the same).
+pub fn batch(dir: Option<PathBuf>, format: BatchFormat) -> Result<ExitCode> {
+    let dir = crate::support::tables_dir(dir);
+    let stdin = std::io::stdin().lock();
+    let stdout = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let (_, errors) = probe_lines(stdin, stdout, &dir, format)?;
+    Ok(match errors {
+        0 => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epd_lines_get_clocks_and_fen_lines_keep_theirs() {
+        assert_eq!(
+            fen_of_line("8/8/8/8/8/2k5/1R6/K7 w - - bm Rb3; id \"x\";"),
+            "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
+        );
+        assert_eq!(
+            fen_of_line("8/8/8/8/8/2k5/1R6/K7 w - - 3 40"),
+            "8/8/8/8/8/2k5/1R6/K7 w - - 3 40"
+        );
+        assert_eq!(
+            fen_of_line("8/8/8/8/8/2k5/1R6/K7 w - -"),
+            "8/8/8/8/8/2k5/1R6/K7 w - - 0 1"
+        );
+        assert_eq!(fen_of_line("nonsense"), "nonsense");
+    }
+
+    #[test]
+    fn every_line_is_answered_in_order_errors_included() {
+        let dir = tempfile::tempdir().unwrap();
+        retro_gen::Builder::new(Board::STANDARD, dir.path())
+            .build(
+                &[retro_engine::Material::parse("KRvK").unwrap()],
+                &retro_gen::Silent,
+            )
+            .unwrap();
+        let input = "8/8/8/8/8/2k5/1R6/K7 w - - 0 1\n\n# a comment\nnot a fen\n\
+                     8/8/8/8/8/2k5/1R6/K7 b - - 0 1\n8/8/8/8/3k4/8/8/KQ6 w - - 0 1\n";
+        let mut out = Vec::new();
+        let (answered, errors) =
+            probe_lines(input.as_bytes(), &mut out, dir.path(), BatchFormat::Json).unwrap();
+        assert_eq!((answered, errors), (4, 2));
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[0]["dtm"], 31);
+        assert_eq!(lines[0]["category"], "win");
+        assert!(lines[1]["error"].as_str().unwrap().contains("invalid FEN"));
+        // Black to move: a value, its sign the category's.
+        let dtm = lines[2]["dtm"].as_i64().unwrap_or(0);
+        match lines[2]["category"].as_str().unwrap() {
+            "win" => assert!(dtm > 0),
+            "loss" => assert!(dtm < 0),
+            other => assert_eq!((other, dtm), ("draw", 0)),
+        }
+        // KQvK is not in the directory: an error naming the table, not a stop.
+        assert!(
+            lines[3]["error"].as_str().unwrap().contains("KQvK"),
+            "{}",
+            lines[3]
+        );
+        let mut tsv = Vec::new();
+        probe_lines(input.as_bytes(), &mut tsv, dir.path(), BatchFormat::Tsv).unwrap();
+        let tsv = String::from_utf8(tsv).unwrap();
+        let rows: Vec<Vec<&str>> = tsv.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows.len(), 5);
+        assert!(rows.iter().all(|r| r.len() == 6), "{tsv}");
+        assert_eq!(rows[1][3], "31");
+    }
+}
