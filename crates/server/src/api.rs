@@ -55,7 +55,7 @@ impl From<ProbeError> for ApiError {
 /// `?fen=…`.
 #[derive(Deserialize)]
 pub struct FenQuery {
-    fen: Option<String>,
+    pub(crate) fen: Option<String>,
 }
 
 fn required_fen(fen: Option<String>) -> Result<String, ApiError> {
@@ -77,7 +77,7 @@ fn position(
 }
 
 /// Runs table work off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)

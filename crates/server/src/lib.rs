@@ -24,6 +24,7 @@
 //! ```
 
 pub mod api;
+pub mod lichess;
 pub mod load;
 pub mod pages;
 
@@ -88,6 +89,8 @@ pub fn router(state: Arc<AppState>) -> Router {
 /// The routes without the request log.
 pub fn routes(state: Arc<AppState>) -> Router {
     Router::new()
+        .route("/standard", get(lichess::standard))
+        .route("/standard/mainline", get(lichess::mainline))
         .route("/api/probe", get(api::probe))
         .route("/api/line", get(api::line))
         .route("/api/stats/{material}", get(api::stats))

@@ -2,16 +2,12 @@
 //! `retro probe --json` prints, 400 for bad input with the command line's message, 404 for a
 //! table that is not built with the command that builds it, and no panic on any input.
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
+mod common;
+
+use axum::http::StatusCode;
+use common::{get, get_json};
 use retro_engine::Material;
 use retro_rules::Board;
-use retro_server::{router, AppState};
-use serde_json::Value;
-use std::path::Path;
-use std::sync::Arc;
-use tower::ServiceExt;
 
 fn tables() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -19,22 +15,6 @@ fn tables() -> tempfile::TempDir {
         .build(&[Material::parse("KRvK").unwrap()], &retro_gen::Silent)
         .unwrap();
     dir
-}
-
-async fn get(dir: &Path, uri: &str) -> (StatusCode, String) {
-    let app = router(Arc::new(AppState::new(dir)));
-    let response = app
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8_lossy(&bytes).into_owned())
-}
-
-async fn get_json(dir: &Path, uri: &str) -> (StatusCode, Value) {
-    let (status, text) = get(dir, uri).await;
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
 fn fen_query(fen: &str) -> String {
