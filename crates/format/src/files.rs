@@ -83,14 +83,15 @@ pub fn is_packed_path(path: &Path) -> bool {
 }
 
 /// A file being written for a destination, which appears there whole or not at all: the one
-/// way this crate writes files.
+/// way the workspace writes files (tables, certificates, saved analyses), and its scratch files
+/// (never given a name, so never left behind).
 ///
 /// Where the file system allows (Linux's `O_TMPFILE`), the file has no name while it is
 /// written, so a process killed part way (even by `SIGKILL`) leaves nothing behind; at
 /// [`TempFile::persist`] it is linked under a temporary name beside the destination and renamed
 /// over it. Elsewhere it is a hidden file `.NAME.PID.SERIAL.tmp` beside the destination from the
 /// start, removed if the writer is dropped unfinished.
-pub(crate) struct TempFile {
+pub struct TempFile {
     /// The directory it is written in.
     dir: PathBuf,
     /// Its name there, once it has one.
@@ -101,7 +102,7 @@ pub(crate) struct TempFile {
 
 impl TempFile {
     /// Starts a file for `destination` in its directory (made if missing).
-    pub(crate) fn beside(destination: &Path) -> Result<TempFile, FormatError> {
+    pub fn beside(destination: &Path) -> Result<TempFile, FormatError> {
         let dir = destination
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -149,17 +150,18 @@ impl TempFile {
         dir.join(format!(".{name}.{}.{serial}.tmp", std::process::id()))
     }
 
-    pub(crate) fn file(&self) -> &File {
+    /// The open file, to write and read.
+    pub fn file(&self) -> &File {
         &self.file
     }
 
     /// A path for messages about the file: its name, or its directory while it has none.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         self.named.as_deref().unwrap_or(&self.dir)
     }
 
     /// Puts the (flushed) file at `destination`, replacing any file there.
-    pub(crate) fn persist(mut self, destination: &Path) -> Result<(), FormatError> {
+    pub fn persist(mut self, destination: &Path) -> Result<(), FormatError> {
         let named = match self.named.take() {
             Some(named) => named,
             None => {
@@ -190,4 +192,15 @@ impl Drop for TempFile {
             let _ = fs::remove_file(named);
         }
     }
+}
+
+/// Writes `bytes` to `path` atomically: the whole file appears there, flushed, or nothing does.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+    use std::io::Write;
+    let temp = TempFile::beside(path)?;
+    let io = |e| io_error(temp.path())(e);
+    let mut file = temp.file();
+    file.write_all(bytes).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    temp.persist(path)
 }

@@ -71,8 +71,9 @@ pub mod files;
 pub mod oracle;
 pub mod packed;
 
-use files::TempFile;
-pub use files::{file_name, is_packed_path, table_names, table_path, TableName};
+pub use files::{
+    file_name, is_packed_path, table_names, table_path, write_atomically, TableName, TempFile,
+};
 pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
 
 use std::fs::File;

@@ -71,9 +71,10 @@ pub fn save(analysis: &Analysis<'_>, text: &str, path: &Path) -> Result<(), Free
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         fs::create_dir_all(dir).map_err(|e| error(dir, e.to_string()))?;
     }
-    let temp = path.with_extension(format!("freeze.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::io::BufWriter::with_capacity(1 << 20, fs::File::create(&temp)?);
+    // An unnamed file until it is whole: a process killed part way leaves nothing.
+    let temp = retro_format::TempFile::beside(path).map_err(|e| error(path, e.to_string()))?;
+    let written = (|| {
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, temp.file());
         let mut hasher = blake3::Hasher::new();
         let mut put = |bytes: &[u8]| {
             hasher.update(bytes);
@@ -84,13 +85,10 @@ pub fn save(analysis: &Analysis<'_>, text: &str, path: &Path) -> Result<(), Free
             analysis.write_codes(x, &mut put)?;
         }
         file.write_all(hasher.finalize().as_bytes())?;
-        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&temp, path)
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()
     })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&temp);
-        return Err(error(path, e.to_string()));
-    }
+    written.map_err(|e| error(path, e.to_string()))?;
+    temp.persist(path).map_err(|e| error(path, e.to_string()))?;
     Ok(())
 }
 

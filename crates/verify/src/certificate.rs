@@ -19,7 +19,6 @@
 use crate::men::Men;
 use crate::{exits, Checker, Report, VerifyError};
 use std::fs;
-use std::io::Write;
 use std::path::PathBuf;
 
 const FIRST_LINE: &str = "retro verify certificate 1";
@@ -56,21 +55,7 @@ pub fn write(
         text.push_str(&format!("smaller {s} {}\n", hex(&checker.body_hash(&s)?)));
     }
     let path = checker.certificate_path(men);
-    let temp = path.with_extension(format!("verified.{}.tmp", std::process::id()));
-    let io = |source| retro_format::FormatError::Io {
-        path: temp.clone(),
-        source,
-    };
-    let result = (|| {
-        let mut file = fs::File::create(&temp).map_err(io)?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        fs::rename(&temp, &path).map_err(io)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result?;
+    retro_format::write_atomically(&path, text.as_bytes())?;
     Ok(path)
 }
 

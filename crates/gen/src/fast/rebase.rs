@@ -22,7 +22,7 @@
 use super::cells::Cells;
 use super::WorkCodes;
 use retro_format::FormatError;
-use std::fs::File;
+use retro_format::TempFile;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -33,17 +33,12 @@ pub const TABLES: usize = 4;
 
 /// One snapshot: every work table's bytes, in the codes that held then.
 struct Snapshot {
-    path: PathBuf,
-    file: File,
+    /// An unnamed scratch file (or, where unnamed files are not available, one removed when
+    /// dropped): a build killed part way leaves none behind.
+    file: TempFile,
     codes: WorkCodes,
     /// Where each table's bytes begin in the file, and how many there are.
     spans: [(u64, u64); TABLES],
-}
-
-impl Drop for Snapshot {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
 }
 
 /// The snapshots of one build, oldest first, in a scratch directory.
@@ -87,20 +82,13 @@ impl Snapshots {
             std::process::id(),
             self.levels.len()
         ));
+        let file = TempFile::beside(&path)?;
+        let scratch = file.path().to_path_buf();
         let io = |source| FormatError::Io {
-            path: path.clone(),
+            path: scratch.clone(),
             source,
         };
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(io)?;
-        // From here on the file is deleted when dropped, written or not.
         let mut snapshot = Snapshot {
-            path: path.clone(),
             file,
             codes,
             spans: [(0, 0); TABLES],
@@ -117,7 +105,7 @@ impl Snapshots {
                 let end = (first + (1 << 20)).min(len);
                 buffer.resize((end - first) as usize, 0);
                 cells.copy_to(first, &mut buffer);
-                (&snapshot.file).write_all(&buffer).map_err(io)?;
+                snapshot.file.file().write_all(&buffer).map_err(io)?;
                 first = end;
             }
             at += len;
@@ -171,7 +159,7 @@ impl Resolver<'_> {
             let (start, len) = snapshot.spans[self.table];
             debug_assert!(at < len);
             let io = |source| FormatError::Io {
-                path: snapshot.path.clone(),
+                path: snapshot.file.path().to_path_buf(),
                 source,
             };
             let (first, end) = self.window;
@@ -180,6 +168,7 @@ impl Resolver<'_> {
                     let mut bytes = vec![0u8; (end.min(len) - first) as usize];
                     snapshot
                         .file
+                        .file()
                         .read_exact_at(&mut bytes, start + first)
                         .map_err(io)?;
                     self.loaded[level] = Some(bytes);
@@ -189,6 +178,7 @@ impl Resolver<'_> {
                 let mut byte = [0u8];
                 snapshot
                     .file
+                    .file()
                     .read_exact_at(&mut byte, start + at)
                     .map_err(io)?;
                 byte[0]
