@@ -8,15 +8,12 @@
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 use retro_engine::fen::{engine_of_natural, natural_of_fen};
-use retro_rules::Board;
+use retro_server::AppState;
 use retro_tablebase::probe::{category, describe, signed_dtm};
-use retro_tablebase::Tablebase;
 use serde_json::json;
-use std::collections::HashMap;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, RwLock};
 
 /// Lines probed together: enough to keep both cores busy, few enough to stream.
 const SLICE_LINES: usize = 16_384;
@@ -83,29 +80,6 @@ impl Answer {
     }
 }
 
-/// The tables of each board met so far, opened once.
-struct Boards {
-    dir: PathBuf,
-    open: RwLock<HashMap<Board, Arc<Tablebase>>>,
-}
-
-impl Boards {
-    fn tables(&self, board: Board) -> Arc<Tablebase> {
-        if let Some(tb) = self
-            .open
-            .read()
-            .expect("no panics while locked")
-            .get(&board)
-        {
-            return tb.clone();
-        }
-        let mut open = self.open.write().expect("no panics while locked");
-        open.entry(board)
-            .or_insert_with(|| Arc::new(Tablebase::new(board, &self.dir)))
-            .clone()
-    }
-}
-
 /// A FEN from a FEN or EPD line: an EPD line (four fields, then operations such as
 /// `bm Qh8;`) gets the clocks `0 1`.
 fn fen_of_line(line: &str) -> String {
@@ -119,7 +93,7 @@ fn fen_of_line(line: &str) -> String {
 }
 
 /// The answer for one line.
-fn answer(boards: &Boards, line: &str) -> Answer {
+fn answer(boards: &AppState, line: &str) -> Answer {
     let fen = fen_of_line(line);
     let error = |error: String| Answer::Error {
         input: line.to_string(),
@@ -155,10 +129,8 @@ pub fn probe_lines(
     dir: &Path,
     format: BatchFormat,
 ) -> Result<(u64, u64)> {
-    let boards = Boards {
-        dir: dir.to_path_buf(),
-        open: RwLock::new(HashMap::new()),
-    };
+    // The tables of each board met, opened once (as the server keeps them).
+    let boards = AppState::new(dir);
     if format == BatchFormat::Tsv {
         writeln!(output, "fen\tmaterial\tcategory\tdtm\tdescription\terror")?;
     }
@@ -236,7 +208,7 @@ mod tests {
     #[test]
     fn every_line_is_answered_in_order_errors_included() {
         let dir = tempfile::tempdir().unwrap();
-        retro_gen::Builder::new(Board::STANDARD, dir.path())
+        retro_gen::Builder::new(retro_rules::Board::STANDARD, dir.path())
             .build(
                 &[retro_engine::Material::parse("KRvK").unwrap()],
                 &retro_gen::Silent,

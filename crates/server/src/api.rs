@@ -58,14 +58,14 @@ pub struct FenQuery {
     pub(crate) fen: Option<String>,
 }
 
-fn required_fen(fen: Option<String>) -> Result<String, ApiError> {
+pub(crate) fn required_fen(fen: Option<String>) -> Result<String, ApiError> {
     fen.filter(|f| !f.trim().is_empty())
         .ok_or_else(|| ApiError::BadRequest("the query needs a position: ?fen=…".into()))
 }
 
 /// A legal position from FEN, for the natural model and the engine, with its board's tables
 /// (whose geometry, made once per board, serves the engine's position).
-fn position(
+pub(crate) fn position(
     state: &AppState,
     fen: &str,
 ) -> Result<(retro_rules::Position, Position, Arc<Tablebase>), ApiError> {

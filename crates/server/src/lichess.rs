@@ -13,7 +13,6 @@ use crate::api::{ApiError, FenQuery};
 use crate::AppState;
 use axum::extract::{Query, State};
 use axum::Json;
-use retro_engine::fen::{engine_of_natural, natural_of_fen};
 use retro_engine::{Geometry, Position};
 use retro_rules::{Piece, Side};
 use retro_tablebase::probe::{category, signed_dtm};
@@ -64,14 +63,8 @@ fn position_of(
     state: &AppState,
     fen: Option<String>,
 ) -> Result<(Arc<Tablebase>, Position), ApiError> {
-    let fen = fen
-        .filter(|f| !f.trim().is_empty())
-        .ok_or_else(|| ApiError::BadRequest("the query needs a position: ?fen=…".into()))?
-        .replace('_', " ");
-    let natural = natural_of_fen(&fen).map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    let tb = state.tables(natural.board());
-    let position = engine_of_natural(tb.geometry(), &fen, &natural)
-        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let fen = crate::api::required_fen(fen)?.replace('_', " ");
+    let (_, position, tb) = crate::api::position(state, &fen)?;
     Ok((tb, position))
 }
 
