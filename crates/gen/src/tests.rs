@@ -409,6 +409,24 @@ fn fast_core_without_hints_equals_reference_core() {
     cores_agree_tuned((4, 5), &["KBPvK", "KPPvKN"], tuning);
 }
 
+/// Six men, as on 8×8 (no hints, so the passes read every parent's byte and count moves):
+/// every kind of piece, identical men on either side — two groups of them at once, whose
+/// un-moves that fold must put the other group in order again — and a pawn.
+#[test]
+fn fast_core_equals_reference_core_with_six_men() {
+    let tuning = fast::Tuning {
+        no_hints: true,
+        ..fast::Tuning::default()
+    };
+    cores_agree_tuned(
+        (4, 4),
+        &["KRNvKNN", "KQRvKQR", "KRRvKNN", "KBBvKNN"],
+        tuning,
+    );
+    cores_agree_tuned((4, 5), &["KRBvKRN", "KRPvKNN"], tuning);
+    cores_agree((4, 4), &["KBBNvK"]);
+}
+
 /// The fast core against the reference core, its odd passes counting moves or not
 /// ([`fast::Tuning::count_moves`]), in the cases their losses are found in: odd and square
 /// boards, whose kings may share the diagonal (a king's move into a position of two slots),

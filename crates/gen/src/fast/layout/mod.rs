@@ -575,6 +575,31 @@ impl Layout {
         }
     }
 
+    /// How many slots a side a build writes to: every slot, except that when the king pairs'
+    /// blocks are whole huge pages (2 MiB and more: six men on 8×8), the blocks of the pairs
+    /// that hold no position — kings on one square or side by side, or not folded
+    /// ([`Layout::kings_folded`]) — are never written (the init pass leaves words of no
+    /// position unwritten), so they take no memory.
+    pub fn slots_written(&self) -> u64 {
+        const HUGE_PAGE: u64 = 1 << 21;
+        let n = self.men.len();
+        if n < 3 || !self.lead.is_empty() || self.strides[1] % HUGE_PAGE != 0 {
+            return self.size;
+        }
+        let files = u64::from(self.files);
+        let apart = |a: Sq, b: Sq| {
+            let (a, b) = (u64::from(a), u64::from(b));
+            (a % files).abs_diff(b % files) > 1 || (a / files).abs_diff(b / files) > 1
+        };
+        let pairs = self
+            .region
+            .iter()
+            .flat_map(|&wk| (0..self.squares as Sq).map(move |bk| (wk, bk)))
+            .filter(|&(wk, bk)| apart(wk, bk) && self.kings_folded(wk, bk))
+            .count() as u64;
+        pairs * self.strides[1]
+    }
+
     /// Whether the kings of folded squares are as [`Layout::fold`] leaves them: always, unless
     /// the White king stands on a square a symmetry fixes and that symmetry would bring the
     /// Black king lower. Slots whose kings are not are never used.
@@ -650,13 +675,16 @@ impl Layout {
     /// varies, when the last man has identical companions (men `first..last`): he takes his
     /// place among them in increasing order of square, so each slot is one of a few bases
     /// plus his square times the stride of the field he takes ([`LastAmongCompanions`]).
-    /// `squares[last]` is not read; the companions need not be in order.
+    /// `squares[last]` is not read; the companions need not be in order, nor the men of
+    /// another group of identical men.
     pub fn last_among_companions(&self, squares: &[Sq]) -> LastAmongCompanions {
         let last = squares.len() - 1;
         let first = self.group_of[last].0;
         debug_assert!(first < last, "the last man has a companion");
         let mut fields = [0 as Sq; MAX_MEN];
         fields[..first].copy_from_slice(&squares[..first]);
+        // Another group of identical men, turned by a symmetry, is put in order again.
+        self.sort_groups(&mut fields[..squares.len()]);
         // The other men's part of the slot: the group's fields are 0 in it.
         let others = self.slot(&fields[..squares.len()]);
         let count = last - first;
