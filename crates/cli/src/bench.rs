@@ -53,6 +53,10 @@ pub enum Suite {
     /// `retro probe --batch`: positions a second over random legal positions of the largest
     /// tables of `--tables DIR` (else of the 36 of up to 4 men), files in the page cache.
     Batch,
+    /// Six-man pawnless tables (`--six`, default KRNvKNN, KRBvKRN, KQRvKQR), their smaller
+    /// tables linked from `--tables DIR`, beside `rtbgen -g -s` (`--syzygy`, its tables in
+    /// `--syzygy-tables`), the win/draw/loss counts compared.
+    Six,
 }
 
 impl Suite {
@@ -67,6 +71,7 @@ impl Suite {
             Suite::Kppkp => "KPPvKP, the tables its captures and promotions reach already built (and verified)",
             Suite::Pack => "packed tables: sizes, packing time, probe times",
             Suite::Batch => "retro probe --batch: positions a second",
+            Suite::Six => "six-man pawnless tables beside the Syzygy generator",
         }
     }
 }
@@ -81,9 +86,9 @@ pub fn five_man_materials() -> Vec<Material> {
     all
 }
 
-struct Run {
-    seconds: f64,
-    peak_mib: Option<f64>,
+pub(crate) struct Run {
+    pub(crate) seconds: f64,
+    pub(crate) peak_mib: Option<f64>,
 }
 
 /// The Syzygy generator timed beside ours.
@@ -176,7 +181,12 @@ impl PawnPeer {
 /// Links the tables of `from` for `board` ([`crate::support::tables_in`]) but `measured`'s into `into`,
 /// so that a pawn suite starts from tables built before; `retro gen` checks each (the ones it
 /// reads whole) as it would its own.
-fn link_tables(from: &Path, into: &Path, board: Board, measured: Material) -> Result<()> {
+pub(crate) fn link_tables(
+    from: &Path,
+    into: &Path,
+    board: Board,
+    measured: Material,
+) -> Result<()> {
     for material in crate::support::tables_in(from, board)? {
         if material == measured {
             continue;
@@ -218,7 +228,7 @@ fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
 }
 
 /// Runs `retro ARGS…` as a fresh process and times it.
-fn run_retro(args: &[String], what: &str) -> Result<Run> {
+pub(crate) fn run_retro(args: &[String], what: &str) -> Result<Run> {
     let exe = std::env::current_exe().context("finding the retro binary")?;
     let (seconds, stdout) = run_timed(Command::new(exe).args(args), &format!("retro {what}"))?;
     let peak_mib = stdout
@@ -280,7 +290,7 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores{memory}")
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     let n = values.len();
     if n % 2 == 1 {
@@ -299,7 +309,7 @@ struct Figures {
     peer: Vec<f64>,
 }
 
-fn spread(times: &[f64]) -> (f64, f64, f64) {
+pub(crate) fn spread(times: &[f64]) -> (f64, f64, f64) {
     if times.is_empty() {
         return (f64::NAN, f64::NAN, f64::NAN);
     }
@@ -320,6 +330,7 @@ pub fn bench(
     pawn_peer: Option<&PawnPeer>,
     tables: Option<&Path>,
     probes: usize,
+    six: &crate::bench_six::SixOptions,
 ) -> Result<ExitCode> {
     let mut suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
@@ -330,10 +341,10 @@ pub fn bench(
     if pawn_peer.is_some() && !suites.iter().any(pawn_suite) {
         bail!("--syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
     }
-    let apart = |s: &Suite| matches!(s, Suite::Pack | Suite::Batch);
+    let apart = |s: &Suite| matches!(s, Suite::Pack | Suite::Batch | Suite::Six);
     if tables.is_some() && !suites.iter().any(|s| pawn_suite(s) || apart(s)) {
         bail!(
-            "--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack and batch suites only"
+            "--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack, batch and six suites only"
         );
     }
     if let Some(pawn_peer) = pawn_peer {
@@ -341,6 +352,10 @@ pub fn bench(
     }
     let board = Board::STANDARD;
     if let Some(from) = tables {
+        let board = match suites.contains(&Suite::Six) {
+            true => six.board,
+            false => board,
+        };
         if crate::support::tables_in(from, board)?.is_empty() {
             bail!("{} holds no table files (*.{board}.rtb)", from.display());
         }
@@ -358,6 +373,18 @@ pub fn bench(
                 tables,
                 probes,
                 runs as usize,
+                as_json,
+            )?);
+        }
+        if suites.contains(&Suite::Six) {
+            let tables = tables.ok_or_else(|| {
+                anyhow::anyhow!("the six suite needs --tables DIR, holding the five-man tables")
+            })?;
+            results.push(crate::bench_six::six_suite(
+                tables,
+                six,
+                runs as usize,
+                verify_too,
                 as_json,
             )?);
         }
@@ -455,7 +482,9 @@ pub fn bench(
                     }
                     continue;
                 }
-                Suite::Pack | Suite::Batch => unreachable!("these suites run apart, above"),
+                Suite::Pack | Suite::Batch | Suite::Six => {
+                    unreachable!("these suites run apart, above")
+                }
                 Suite::Small => (Vec::new(), small.clone()),
                 Suite::Krbkr => {
                     let krbkr = Material::from_men(&[

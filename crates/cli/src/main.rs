@@ -7,6 +7,7 @@ mod batch;
 mod bdd;
 mod bench;
 mod bench_pack;
+mod bench_six;
 mod freeze;
 mod oracle;
 mod pack;
@@ -63,7 +64,8 @@ enum Command {
         divide: bool,
     },
     /// Build depth-to-mate tables by retrograde analysis, with every table their captures and
-    /// promotions lead into (material of up to 5 men, pawns included).
+    /// promotions lead into (material of up to 6 men; a table whose build would take more
+    /// memory than the machine has available, or than `--mem`, is refused before any work).
     Gen {
         /// Materials, e.g. KRvK KQvKR (or Hurd's KR_K).
         #[arg(required_unless_present = "up_to")]
@@ -91,6 +93,11 @@ enum Command {
         /// them): each built or kept raw table is packed and its raw file removed.
         #[arg(long)]
         pack: bool,
+        /// The most memory a table's build may take (e.g. 20G); a run with a table that would
+        /// need more is refused before it starts, with the figure it needs (default: the
+        /// memory the machine has available).
+        #[arg(long, value_parser = support::parse_size)]
+        mem: Option<u64>,
     },
     /// Pack raw tables into compressed files (`MATERIAL.FxR.rtbz`) that every command reads
     /// as it reads raw ones: the same values, a probe decoding one small block. Each packed
@@ -258,11 +265,20 @@ enum Command {
         /// run as `rtbgenp -g` on the suite's table. Needs --syzygy-tables.
         #[arg(long, value_name = "RTBGENP", requires = "syzygy_tables")]
         syzygy_pawns: Option<PathBuf>,
-        /// The directory of the Syzygy tables `rtbgenp` reads (its RTBPATH): at least the WDL
-        /// files of every table the pawn table's captures and promotions reach, built
-        /// beforehand (`rtbgen -w` and `rtbgenp -w`; hours for KPPvKP).
-        #[arg(long, value_name = "DIR", requires = "syzygy_pawns")]
+        /// The directory of the Syzygy tables the peer reads (its RTBPATH). Pawn suites: at
+        /// least the WDL files of every table the pawn table's captures and promotions reach,
+        /// built beforehand (`rtbgen -w` and `rtbgenp -w`; hours for KPPvKP). The six suite:
+        /// the WDL tables a six-man table reaches, built there by `rtbgen -w` (outside the
+        /// clock) where missing.
+        #[arg(long, value_name = "DIR")]
         syzygy_tables: Option<PathBuf>,
+        /// The six suite: a six-man pawnless table to build (repeat for more; default
+        /// KRNvKNN, KRBvKRN and KQRvKQR).
+        #[arg(long, value_name = "MATERIAL")]
+        six: Vec<String>,
+        /// The six suite: the board (the other suites are on 8x8).
+        #[arg(long, default_value = "8x8")]
+        board: Board,
         /// The pawn suites: take the smaller tables from this directory (linked, not copied;
         /// checked as `retro gen` checks the files it keeps) instead of building them; any
         /// missing are built. The pack suite: pack the raw tables of this directory (into a
@@ -594,14 +610,18 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             core,
             quiet,
             pack,
+            mem,
         } => tables::gen(
             &materials,
             up_to.map(|men| (men, !pawnless)),
             board,
             dir,
-            core.into(),
-            quiet,
-            pack,
+            tables::GenOptions {
+                core: core.into(),
+                quiet,
+                pack,
+                mem,
+            },
         ),
         Command::Probe {
             fen,
@@ -686,13 +706,48 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             syzygy_tables,
             tables,
             probes,
+            six,
+            board,
         } => {
             // `retro gen`, run by the bench, uses one thread per core; so does the peer.
             let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let six_suite = suites.contains(&bench::Suite::Six);
+            if syzygy_pawns.is_some() != (syzygy_tables.is_some() && !six_suite) {
+                anyhow::bail!("--syzygy-pawns and --syzygy-tables go together (the six suite takes --syzygy with --syzygy-tables)");
+            }
+            if board != Board::STANDARD && !six_suite {
+                anyhow::bail!("--board applies to the six suite only");
+            }
+            let six_peer = match (six_suite, &syzygy, &syzygy_tables) {
+                (true, Some(rtbgen), Some(tables)) => Some(bench_six::SixPeer {
+                    rtbgen: rtbgen.clone(),
+                    tables: tables.clone(),
+                    threads,
+                }),
+                (true, Some(_), None) => {
+                    anyhow::bail!("the six suite's --syzygy needs --syzygy-tables DIR, where its WDL tables are kept")
+                }
+                _ => None,
+            };
+            let materials: Vec<retro_engine::Material> = match six.is_empty() {
+                true => bench_six::DEFAULT_SIX
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                false => six,
+            }
+            .iter()
+            .map(|n| retro_engine::Material::parse(n).map_err(|e| anyhow::anyhow!(e)))
+            .collect::<Result<_>>()?;
+            let six = bench_six::SixOptions {
+                materials,
+                board,
+                peer: six_peer,
+            };
             let peer = syzygy.map(|rtbgen| bench::Peer { rtbgen, threads });
             let pawn_peer =
                 syzygy_pawns
-                    .zip(syzygy_tables)
+                    .zip(syzygy_tables.filter(|_| !six_suite))
                     .map(|(rtbgenp, tables)| bench::PawnPeer {
                         rtbgenp,
                         tables,
@@ -707,6 +762,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 pawn_peer.as_ref(),
                 tables.as_deref(),
                 probes as usize,
+                &six,
             )
         }
         Command::Verify {

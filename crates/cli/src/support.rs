@@ -130,6 +130,36 @@ pub fn peak_memory_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// The memory the machine has available now (Linux `MemAvailable`), in bytes, if known.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A size in bytes from `20G`, `20GiB`, `1500M`, `512MiB`, `64K` or a plain number of bytes
+/// (binary units: `G` is 2³⁰). Written here rather than taken from a crate: a dozen lines.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size (e.g. 20G, 1500M)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        other => return Err(format!("`{other}` is not a unit of size (K, M, G or T)")),
+    };
+    Ok((number * (1u64 << shift) as f64) as u64)
+}
+
 /// A legal position from FEN, for the engine, with its natural-model twin.
 pub(crate) fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geometry, Position)> {
     Ok(retro_engine::fen::positions_of_fen(fen)?)
@@ -162,5 +192,21 @@ pub fn human_bytes(bytes: u64) -> String {
         format!("{bytes} B")
     } else {
         format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(parse_size("20G"), Ok(20 << 30));
+        assert_eq!(parse_size("20 GiB"), Ok(20 << 30));
+        assert_eq!(parse_size("1500M"), Ok(1500 << 20));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").unwrap_err().contains("not a size"));
+        assert!(parse_size("20X").unwrap_err().contains("not a unit"));
     }
 }

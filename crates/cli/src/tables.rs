@@ -1,7 +1,9 @@
 //! `retro gen`, `retro probe`, `retro stats`, `retro table1`: building and reading tables.
 
 use crate::show::diagram;
-use crate::support::{engine_position, peak_memory_mib, tables_dir, tables_in, Bars};
+use crate::support::{
+    available_memory, engine_position, peak_memory_mib, tables_dir, tables_in, Bars,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use retro_engine::Material;
 use retro_gen::Builder;
@@ -20,15 +22,28 @@ fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
         .collect()
 }
 
+/// How `retro gen` builds: the core, progress bars, packing, the memory it may take.
+pub struct GenOptions {
+    pub core: retro_gen::CoreKind,
+    pub quiet: bool,
+    pub pack: bool,
+    /// Bytes a build may take (`None`: the memory the machine has available).
+    pub mem: Option<u64>,
+}
+
 pub fn gen(
     materials: &[String],
     up_to: Option<(u8, bool)>,
     board: Board,
     dir: Option<PathBuf>,
-    core: retro_gen::CoreKind,
-    quiet: bool,
-    pack: bool,
+    options: GenOptions,
 ) -> Result<ExitCode> {
+    let GenOptions {
+        core,
+        quiet,
+        pack,
+        mem,
+    } = options;
     let mut materials = parse_materials(materials)?;
     if let Some((men, pawns)) = up_to {
         materials.extend(
@@ -41,9 +56,9 @@ pub fn gen(
         bail!("name at least one material, e.g. `retro gen KRvK`");
     }
     for m in &materials {
-        if m.len() > 5 {
+        if m.len() > 6 {
             bail!(
-                "{m} has {} men; `retro gen` builds material of up to 5 men",
+                "{m} has {} men; `retro gen` builds material of up to 6 men",
                 m.len()
             );
         }
@@ -51,7 +66,8 @@ pub fn gen(
     let dir = tables_dir(dir);
     let builder = Builder::new(board, &dir)
         .with_core(core)
-        .with_pack(pack.then(retro_format::PackOptions::default));
+        .with_pack(pack.then(retro_format::PackOptions::default))
+        .with_memory_limit(mem.or_else(available_memory));
     let bars = Bars::new(quiet);
     let start = std::time::Instant::now();
     let reports = builder

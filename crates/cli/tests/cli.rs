@@ -228,3 +228,86 @@ fn bench_pawn_suite_flags_are_checked_first() {
         stderr_text(&out)
     );
 }
+
+/// The six suite on a small board beside a stand-in for the Syzygy generator that writes the
+/// statistics file `rtbgen -s` writes: the peer's WDL tables are made first (`-w`, every
+/// smaller table), then each run times `-g -s`; equal counts pass, a count off by one fails
+/// the suite with both sets of counts.
+#[cfg(unix)]
+#[test]
+fn bench_six_compares_counts_with_the_syzygy_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let tables = dir.path().join("tables");
+    let syzygy = dir.path().join("syzygy");
+    std::fs::create_dir_all(&tables).unwrap();
+    let t = tables.to_str().unwrap();
+    let out = retro(&["gen", "KRNvKNN", "--board", "4x4", "--dir", t, "--quiet"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let stats = retro(&[
+        "stats", "KRNvKNN", "--board", "4x4", "--dir", t, "--format", "json",
+    ]);
+    let stats: serde_json::Value = serde_json::from_str(&stdout_text(&stats)).unwrap();
+    let count = |side: &str, kind: &str| stats[0][side][kind]["unique"].as_u64().unwrap();
+    let text = |off: u64| {
+        format!(
+            "########## KRNvKNN ##########\n\nWhite to move:\n\n{} positions are wins.\n{} positions are draws.\n{} positions are losses.\n\n\nBlack to move:\n\n{} positions are wins.\n{} positions are draws.\n{} positions are losses.\n",
+            count("white_to_move", "win") + off,
+            count("white_to_move", "draw"),
+            count("white_to_move", "loss"),
+            count("black_to_move", "win"),
+            count("black_to_move", "draw"),
+            count("black_to_move", "loss"),
+        )
+    };
+    let log = dir.path().join("calls.txt");
+    for (off, passes) in [(0, true), (1, false)] {
+        let _ = std::fs::remove_dir_all(&syzygy);
+        let body = format!(
+            "case \"$*\" in *-s*) printf '%s' '{}' > \"$RTBSTATSDIR/KRNvKNN.txt\";; *) touch \"$RTBPATH/$4.rtbw\";; esac",
+            text(off)
+        );
+        let fake = fake_rtbgen(dir.path(), &log, &body);
+        let out = retro(&[
+            "bench",
+            "--suite",
+            "six",
+            "--six",
+            "KRNvKNN",
+            "--board",
+            "4x4",
+            "--runs",
+            "1",
+            "--no-verify",
+            "--json",
+            "--tables",
+            t,
+            "--syzygy",
+            fake.to_str().unwrap(),
+            "--syzygy-tables",
+            syzygy.to_str().unwrap(),
+        ]);
+        if passes {
+            assert!(out.status.success(), "{}", stderr_text(&out));
+            let report: serde_json::Value = serde_json::from_str(&stdout_text(&out)).unwrap();
+            let result = &report["results"][0]["results"][0];
+            assert_eq!(result["material"], "KRNvKNN");
+            assert_eq!(result["counts_equal_to_syzygy"], true);
+            assert_eq!(result["syzygy_seconds"].as_array().unwrap().len(), 1);
+            let calls = std::fs::read_to_string(&log).unwrap();
+            // The smaller tables of three men and more (KvK is not the peer's), saved, then
+            // the table generated with its statistics.
+            assert!(calls.lines().any(|l| l.contains("-w KNNvKN |")), "{calls}");
+            assert!(
+                calls.lines().last().unwrap().contains("-g -s KRNvKNN"),
+                "{calls}"
+            );
+        } else {
+            assert!(!out.status.success());
+            assert!(
+                stderr_text(&out).contains("differ from the Syzygy generator's"),
+                "{}",
+                stderr_text(&out)
+            );
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{retro, stderr_text, stdout_text};
+use common::{all_output, retro, stderr_text, stdout_text};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -461,4 +461,95 @@ fn batch_answers_every_line_as_probe_does() {
             assert_eq!(answer[key], alone[key], "{line}: {key}");
         }
     }
+}
+
+/// A table whose build would take more memory than allowed is refused before any work, with
+/// the figure it needs; nothing is written, not even its smaller tables.
+#[test]
+fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    // KQRvKQR needs about 15 GiB (462 king pairs × 64⁴ slots, a byte each and side).
+    let out = retro(&["gen", "KQRvKQR", "--dir", path, "--mem", "8G", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_text(&out));
+    let err = stderr_text(&out);
+    assert!(
+        err.contains("building KQRvKQR needs about 15.") && err.contains("8.0 GiB"),
+        "{err}"
+    );
+    // Six men with pawns: the White king on half the board and every square for a pawn; the
+    // first table of the plan over the limit is named (here a promotion's).
+    let out = retro(&["gen", "KRPvKRP", "--dir", path, "--mem", "20G", "--quiet"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_text(&out).contains("needs about")
+            && stderr_text(&out).contains("more than the 20.0 GiB"),
+        "{}",
+        stderr_text(&out)
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // A bad size is a usage error.
+    let out = retro(&["gen", "KRvK", "--dir", path, "--mem", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_text(&out).contains("not a size"));
+}
+
+/// Six men end to end on a small board: built, verified, counted, probed with the best line.
+#[test]
+fn six_man_tables_build_verify_and_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    let out = retro(&["gen", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let out = retro(&[
+        "verify", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    assert!(
+        stdout_text(&out).contains("all pass"),
+        "{}",
+        stdout_text(&out)
+    );
+    let stats = json(&retro(&[
+        "stats", "KRNvKNN", "--board", "4x4", "--dir", path, "--format", "json",
+    ]));
+    let white = &stats[0]["white_to_move"];
+    let count = |kind: &str| white[kind]["unique"].as_u64().unwrap();
+    assert_eq!(
+        count("win") + count("draw") + count("loss"),
+        count("legal"),
+        "every legal position is won, drawn or lost"
+    );
+    let longest = &white["longest_win"];
+    let fen = longest["fen"].as_str().unwrap();
+    let probe = json(&retro(&["probe", fen, "--dir", path, "--json", "--line"]));
+    assert_eq!(probe["category"], "win");
+    let plies = longest["plies"].as_i64().unwrap();
+    assert_eq!(probe["dtm"].as_i64(), Some(plies));
+    // The best line is the mate, a ply at a time.
+    assert_eq!(probe["line"].as_array().unwrap().len() as i64, plies);
+    // Packed, it answers the same and verifies again.
+    let out = retro(&[
+        "pack",
+        "KRNvKNN",
+        "--board",
+        "4x4",
+        "--dir",
+        path,
+        "--remove-raw",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    assert!(!dir.path().join("KRNvKNN.4x4.rtb").exists());
+    let packed = json(&retro(&["probe", fen, "--dir", path, "--json", "--line"]));
+    assert_eq!(packed["dtm"], probe["dtm"]);
+    assert_eq!(packed["line"], probe["line"]);
+    let out = retro(&[
+        "verify", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet",
+    ]);
+    assert!(
+        stdout_text(&out).contains("all pass"),
+        "{}",
+        all_output(&out)
+    );
 }

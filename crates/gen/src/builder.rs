@@ -22,6 +22,8 @@ pub struct Builder {
     pub(crate) tuning: fast::Tuning,
     /// Whether (and how) every table of a run ends up packed, its raw file removed.
     pack: Option<retro_format::PackOptions>,
+    /// The most memory a build may take, in bytes ([`Builder::with_memory_limit`]).
+    memory_limit: Option<u64>,
 }
 
 impl Builder {
@@ -33,7 +35,15 @@ impl Builder {
             core: CoreKind::Fast,
             tuning: fast::Tuning::default(),
             pack: None,
+            memory_limit: None,
         }
+    }
+
+    /// The same builder refusing, before any work, a run with a table whose build would take
+    /// more than `bytes` of memory ([`crate::memory_needed`]); `None`: no limit.
+    pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Builder {
+        self.memory_limit = bytes;
+        self
     }
 
     /// The same builder leaving every table of a run packed (`MATERIAL.FxR.rtbz`): each table
@@ -174,6 +184,19 @@ impl Builder {
                     kept.insert(material, (header, whole.then_some(hash)));
                 }
                 _ => read.extend(exit_targets(material)),
+            }
+        }
+        if let Some(limit) = self.memory_limit {
+            for &material in plan.iter().filter(|m| !kept.contains_key(m)) {
+                let needed = crate::memory_needed(&self.geo, material, self.core)
+                    .map_or(u64::MAX, |need| need.bytes);
+                if needed > limit {
+                    return Err(GenError::NotEnoughMemory {
+                        material: material.to_string(),
+                        needed,
+                        limit,
+                    });
+                }
             }
         }
         let checked: BTreeMap<Material, [u8; 32]> = kept

@@ -48,10 +48,12 @@
 mod builder;
 mod exits;
 pub mod fast;
+pub mod memory;
 pub mod reference;
 
 pub use builder::Builder;
 pub use exits::exit_targets;
+pub use memory::{memory_needed, MemoryNeed};
 
 use retro_engine::Material;
 use retro_format::FormatError;
@@ -71,6 +73,21 @@ pub enum GenError {
     /// A table could not be read or written.
     #[error(transparent)]
     Format(#[from] FormatError),
+    /// A table would take more memory than the build may use; refused before any work.
+    #[error(
+        "building {material} needs about {} of memory, more than the {} this run may use \
+         (`--mem`, or the memory the machine has available)",
+        memory::gib(*.needed),
+        memory::gib(*.limit)
+    )]
+    NotEnoughMemory {
+        /// The material.
+        material: String,
+        /// Bytes its build needs ([`memory_needed`]).
+        needed: u64,
+        /// Bytes the build may use.
+        limit: u64,
+    },
     /// A table read back contradicts the position it was asked about.
     #[error("table {material} has no value for the legal position {fen}; rebuild it")]
     Inconsistent {

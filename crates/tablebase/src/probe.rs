@@ -172,9 +172,9 @@ impl Tablebase {
         let path = self.path_of(material);
         let source = match Source::open(&path) {
             Ok(t) => t,
-            Err(FormatError::Missing { .. }) if material.len() > 5 => {
+            Err(FormatError::Missing { .. }) if material.len() > 6 => {
                 return Err(unsupported(
-                    "`retro gen` builds tables of up to 5 men".into(),
+                    "`retro gen` builds tables of up to 6 men".into(),
                 ))
             }
             Err(FormatError::Missing { .. }) => {

@@ -102,11 +102,12 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
     let mut sides: [SideStats; 2] = Default::default();
     for (s, stm) in Side::ALL.into_iter().enumerate() {
         const CHUNK: u64 = 1 << 16;
-        let partial: Vec<(BTreeMap<u32, Counts>, Counts, Counts, EnPassantStats)> = (0..size
-            .div_ceil(CHUNK))
+        // By chunk: counts by plies (indexed by plies, not a map: one look-up an entry), draws,
+        // legal positions, en-passant positions.
+        let partial: Vec<(Vec<Counts>, Counts, Counts, EnPassantStats)> = (0..size.div_ceil(CHUNK))
             .into_par_iter()
             .map(|chunk| -> Result<_, ProbeError> {
-                let mut by_plies: BTreeMap<u32, Counts> = BTreeMap::new();
+                let mut by_plies: Vec<Counts> = Vec::new();
                 let mut draw = Counts::default();
                 let mut legal = Counts::default();
                 let mut en_passant = EnPassantStats::default();
@@ -146,7 +147,13 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
                     }
                     legal.add(weight);
                     match value.plies() {
-                        Some(n) => by_plies.entry(n).or_default().add(weight),
+                        Some(n) => {
+                            let n = n as usize;
+                            if n >= by_plies.len() {
+                                by_plies.resize(n + 1, Counts::default());
+                            }
+                            by_plies[n].add(weight)
+                        }
                         None => draw.add(weight),
                     }
                 }
@@ -162,8 +169,10 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
             ep.win.add(en_passant.win);
             ep.draw.add(en_passant.draw);
             ep.loss.add(en_passant.loss);
-            for (n, c) in by_plies {
-                stats.by_plies.entry(n).or_default().add(c);
+            for (n, c) in by_plies.into_iter().enumerate() {
+                if c.raw > 0 {
+                    stats.by_plies.entry(n as u32).or_default().add(c);
+                }
             }
         }
         for (&n, &c) in &stats.by_plies {

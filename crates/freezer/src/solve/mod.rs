@@ -242,16 +242,16 @@ fn outcome_index(o: Outcome) -> usize {
 }
 
 /// The tables the problem's look-ups need: every material a capture or promotion can reach
-/// that no fixed rule values. An error names an exit that needs a table of more than five men.
+/// that no fixed rule values. An error names an exit that needs a table of more than six men.
 pub fn tables_needed(problem: &Problem) -> Result<Vec<Material>, FreezeError> {
     let geo = &problem.geo;
     let men: Vec<(Side, Piece)> = problem.men.iter().map(|m| (m.side, m.piece)).collect();
     let material = Material::from_men(&men);
     let mut needed = std::collections::BTreeSet::new();
     let mut need = |m: Material, what: &dyn Fn() -> String| -> Result<(), FreezeError> {
-        if m.len() > 5 {
+        if m.len() > 6 {
             return Err(FreezeError::Uncovered(format!(
-                "{} is not covered: no rule values it, and the table it would need ({}) has {} men (tables go up to 5)",
+                "{} is not covered: no rule values it, and the table it would need ({}) has {} men (tables go up to 6)",
                 what(),
                 m,
                 m.len()

@@ -110,6 +110,13 @@ impl Cells {
             .map(|_| ())
     }
 
+    /// The eight bytes of slots `8k .. 8k + 8`, slot `8k + b` in bits `8b .. 8b + 8` (for a
+    /// reader while no other thread writes the word).
+    #[inline(always)]
+    pub fn word(&self, k: usize) -> u64 {
+        u64::from_le(self.words.words()[k].load(Ordering::Relaxed))
+    }
+
     /// Stores the eight bytes of slots `8k .. 8k + 8` at once, slot `8k + b` in bits
     /// `8b .. 8b + 8` of `bytes` (for a writer that owns the word).
     #[inline(always)]
@@ -188,6 +195,15 @@ impl SlotHints {
     /// No hints: every slot may be in the set.
     pub fn none() -> SlotHints {
         SlotHints::new(0)
+    }
+
+    /// The bits of the slots `64k .. 64k + 64`, slot `64k + b` in bit `b` (0 beyond the set).
+    #[inline(always)]
+    pub fn word(&self, k: usize) -> u64 {
+        self.words
+            .words()
+            .get(k)
+            .map_or(0, |w| w.load(Ordering::Relaxed))
     }
 
     /// Sets the bits of the slots `64k .. 64k + 64` to `bits`, slot `64k + b` in bit `b` (for

@@ -136,7 +136,14 @@ impl<const N: usize> Core<'_, N> {
                 for (k, word) in bytes.chunks(8).enumerate() {
                     let mut le = [NONE; 8];
                     le[..word.len()].copy_from_slice(word);
-                    self.cells[x].set_word((first / 8) as usize + k, u64::from_le_bytes(le));
+                    let at = (first / 8) as usize + k;
+                    let word = u64::from_le_bytes(le);
+                    // A word of no positions is left unwritten where it is still zero, so
+                    // that pages of no position (a six-man table's king pairs that are no
+                    // position, a quarter of its slots) never take memory.
+                    if word != 0 || self.cells[x].word(at) != 0 {
+                        self.cells[x].set_word(at, word);
+                    }
                 }
                 if self.hinted {
                     // By side, the hints' words: may win, may lose; and where losses are
@@ -145,10 +152,13 @@ impl<const N: usize> Core<'_, N> {
                     for (k, word) in bytes.chunks(64).enumerate() {
                         let [win, lose, legal] = hint_words.of(word);
                         let at = (first / 64) as usize + k;
-                        self.may_win[x].set_word(at, win);
-                        self.may_lose[x].set_word(at, lose);
-                        if self.search == LossSearch::WaysOut {
-                            self.not_won[x].set_word(at, legal);
+                        // As for the codes: words of no position stay unwritten.
+                        if legal != 0 || self.may_win[x].word(at) != 0 {
+                            self.may_win[x].set_word(at, win);
+                            self.may_lose[x].set_word(at, lose);
+                            if self.search == LossSearch::WaysOut {
+                                self.not_won[x].set_word(at, legal);
+                            }
                         }
                     }
                 }

@@ -23,7 +23,6 @@ use super::cells::Cells;
 use super::WorkCodes;
 use retro_format::FormatError;
 use retro_format::TempFile;
-use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -93,7 +92,9 @@ impl Snapshots {
             codes,
             spans: [(0, 0); TABLES],
         };
-        // A mebibyte at a time, each written straight to the file.
+        // A mebibyte at a time, each written straight to its place in the file; a mebibyte of
+        // no position (a six-man table's king pairs of no position) is left a hole, read back
+        // as zeros.
         let mut at = 0u64;
         let mut buffer = Vec::with_capacity(1 << 20);
         for (t, cells) in tables.iter().enumerate() {
@@ -105,11 +106,18 @@ impl Snapshots {
                 let end = (first + (1 << 20)).min(len);
                 buffer.resize((end - first) as usize, 0);
                 cells.copy_to(first, &mut buffer);
-                snapshot.file.file().write_all(&buffer).map_err(io)?;
+                if buffer.iter().any(|&b| b != 0) {
+                    snapshot
+                        .file
+                        .file()
+                        .write_all_at(&buffer, at + first)
+                        .map_err(io)?;
+                }
                 first = end;
             }
             at += len;
         }
+        snapshot.file.file().set_len(at).map_err(io)?;
         self.levels.push(snapshot);
         Ok(())
     }

@@ -147,13 +147,20 @@ impl<const N: usize> Core<'_, N> {
                 let mut codes = [0u8; CHUNK as usize];
                 let codes = &mut codes[..(end - first) as usize];
                 cells.copy_to(first, codes);
-                for (k, &code) in codes.iter().enumerate() {
-                    let code = map[usize::from(code)];
+                let mut changed = false;
+                for (k, &old) in codes.iter().enumerate() {
+                    let code = map[usize::from(old)];
+                    changed |= code != old;
                     present[usize::from(code >> 6)] |= 1 << (code & 63);
                     word |= u64::from(code) << (k % 8 * 8);
                     if k % 8 == 7 || first + k as u64 + 1 == end {
-                        cells.set_word((first / 8) as usize + k / 8, word);
+                        // Unchanged words are not written again (pages of no position stay
+                        // untouched, see `init`).
+                        if changed {
+                            cells.set_word((first / 8) as usize + k / 8, word);
+                        }
                         word = 0;
+                        changed = false;
                     }
                 }
                 for (set, bits) in sets.iter().zip(present) {

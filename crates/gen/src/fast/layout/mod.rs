@@ -36,8 +36,9 @@
 //!
 //! Each man's field is a square number today. The Freezer's restricted men change only the
 //! field of a man (a list of allowed squares, numbered within it); pawn slices already put the
-//! pawns' fields outermost, each placement one block. Six-man pawnless tables split by the
-//! white king's field, as each region square's slots are one contiguous block of `S^(n−1)`.
+//! pawns' fields outermost, each placement one block. Six-man pawnless tables on 8×8 keep the
+//! layout: each king pair's slots are one block of `S^(n−2)` (16 MiB), and the blocks of pairs
+//! that hold no position are never written ([`Layout::slots_written`]), so they take no memory.
 
 use retro_engine::{Geometry, Material, Sq};
 use retro_rules::{Piece, Side};

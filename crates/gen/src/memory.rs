@@ -1,0 +1,138 @@
+//! How much memory building a table takes, worked out from its layout before any work starts,
+//! so that a table that would not fit is refused with the figure rather than killed halfway.
+//!
+//! Owns: [`memory_needed`], [`MemoryNeed`].
+//! Must never: allocate what it estimates, or read a table file (it sizes the smaller tables
+//! from their layouts).
+//!
+//! The fast core's figure is the sum of what it holds for the whole build: a byte per written
+//! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a slot and
+//! side, up to [`fast::MAX_HINTED_SLOTS`]), the code sets of its chunks, the en-passant
+//! positions, and the smaller tables its exits read, one byte a slot for each side loaded.
+//! The reference core holds two bytes an entry and side for the states and as many again for
+//! the body it encodes. Both add a fixed allowance for the program itself. Measured peaks
+//! (resident set) are within a few percent below the figure: see `docs/performance.md`.
+
+use crate::fast::layout::{Layout, RankField};
+use crate::fast::{self, ep::EpLayout};
+use crate::{exit_targets, CoreKind};
+use retro_engine::{Geometry, Indexer, Material};
+
+/// What the program needs beside its tables: code, thread stacks, small tables.
+const ALLOWANCE: u64 = 96 << 20;
+
+/// The memory a build of one table needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryNeed {
+    /// The core that would build it.
+    pub core: CoreKind,
+    /// Bytes, at the build's peak.
+    pub bytes: u64,
+}
+
+/// The memory building `material`'s table on `geo`'s board takes with `core` (the fast core
+/// falling back to the reference core where it does not handle the board or material, as
+/// [`crate::Builder`] does); `None` if the table cannot be indexed at all.
+pub fn memory_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<MemoryNeed> {
+    if core == CoreKind::Fast && material.is_canonical() {
+        if let Some(bytes) = fast_bytes(geo, material) {
+            return Some(MemoryNeed {
+                core: CoreKind::Fast,
+                bytes,
+            });
+        }
+    }
+    let entries = Indexer::new(geo, material).ok()?.size();
+    Some(MemoryNeed {
+        core: CoreKind::Reference,
+        bytes: entries
+            .saturating_mul(2 * (2 + 2))
+            .saturating_add(ALLOWANCE),
+    })
+}
+
+/// The fast core's figure, or `None` where it declines the table.
+fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
+    if geo.square_count() > fast::bits::MAX_SQUARES {
+        return None;
+    }
+    let layout = Layout::new(geo, material)?;
+    let size = layout.size();
+    let men = material.men();
+    let ep = EpLayout::new(geo, &layout, &men);
+    let mut bytes = 2 * layout.slots_written();
+    if size <= fast::MAX_HINTED_SLOTS && ep.is_none() {
+        bytes += 2 * 3 * size.div_ceil(8) + 2 * (size / layout.square_count()).div_ceil(8);
+    }
+    bytes += 2 * size.div_ceil(4096) * 32;
+    if let Some(ep) = &ep {
+        bytes += 2 * 2 * (ep.size(0) + ep.size(1));
+    }
+    let sides = fast::exit_sides(material);
+    let fields = fast::exit_fields(geo, material);
+    for ((target, sides), field) in exit_targets(material).into_iter().zip(sides).zip(fields) {
+        let sub = Layout::new(geo, target)?;
+        let slots = match field {
+            Some((man, rank)) => RankField::new(&sub, geo.files(), man, rank).size(sub.size()),
+            None => sub.size(),
+        };
+        bytes += slots * sides.iter().filter(|&&s| s).count() as u64;
+    }
+    Some(bytes + ALLOWANCE)
+}
+
+/// `bytes` in GiB to one decimal (in MiB below one GiB), for messages.
+pub fn gib(bytes: u64) -> String {
+    match bytes {
+        0..0x4000_0000 => format!("{:.0} MiB", bytes as f64 / (1u64 << 20) as f64),
+        _ => format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retro_rules::Board;
+
+    fn need(name: &str) -> MemoryNeed {
+        let geo = Geometry::new(Board::STANDARD);
+        memory_needed(&geo, Material::parse(name).unwrap(), CoreKind::Fast).unwrap()
+    }
+
+    /// A six-man pawnless table writes only the blocks of its 462 king pairs that hold
+    /// positions (the stored index's pairs), of 640 blocks of 64⁴ slots a side.
+    #[test]
+    fn six_men_write_only_the_king_pairs_of_positions() {
+        let geo = Geometry::new(Board::STANDARD);
+        let six = Layout::new(&geo, Material::parse("KRNvKNN").unwrap()).unwrap();
+        assert_eq!(six.size(), 10 * 64u64.pow(5));
+        assert_eq!(six.slots_written(), 462 * 64u64.pow(4));
+        let indexer = Indexer::new(&geo, Material::parse("KRNvKNN").unwrap()).unwrap();
+        assert_eq!(indexer.king_pairs(), 462);
+        let five = Layout::new(&geo, Material::parse("KRBvKR").unwrap()).unwrap();
+        assert_eq!(five.slots_written(), five.size());
+    }
+
+    /// The figures order the tables as their sizes do, and a six-man table on 8×8 fits the
+    /// 20 GiB the fast core is held to, with no hints.
+    #[test]
+    fn figures_follow_the_layouts() {
+        let krbkr = need("KRBvKR");
+        // Two bytes a slot, three bits more for the hints, the smaller tables beside.
+        let slots = 10 * 64u64.pow(4);
+        assert!(krbkr.bytes > 2 * slots + 6 * slots / 8);
+        assert!(krbkr.bytes < 2 * slots + 6 * slots / 8 + (160 << 20));
+        let six = need("KQRvKQR");
+        assert_eq!(six.core, CoreKind::Fast);
+        assert!(six.bytes > 2 * 462 * 64u64.pow(4));
+        assert!(six.bytes < 20 << 30, "{}", gib(six.bytes));
+        let reference = memory_needed(
+            &Geometry::new(Board::STANDARD),
+            Material::parse("KQRvKQR").unwrap(),
+            CoreKind::Reference,
+        )
+        .unwrap();
+        assert_eq!(reference.core, CoreKind::Reference);
+        assert!(reference.bytes > 8 * 462 * 64u64.pow(4));
+    }
+}
