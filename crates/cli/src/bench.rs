@@ -209,7 +209,7 @@ fn peer_materials(materials: &[Material]) -> Vec<Material> {
 
 /// Runs `command` to its end and times it (wall clock); its standard output. An error names
 /// `what` and gives the command's output when it cannot start or fails.
-fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
+pub(crate) fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
     let start = Instant::now();
     let out = command
         .output()
@@ -240,7 +240,7 @@ pub(crate) fn run_retro(args: &[String], what: &str) -> Result<Run> {
     Ok(Run { seconds, peak_mib })
 }
 
-fn material_args(materials: &[Material], dir: &Path, verb: &str) -> Vec<String> {
+pub(crate) fn material_args(materials: &[Material], dir: &Path, verb: &str) -> Vec<String> {
     let mut args = vec![verb.to_string()];
     args.extend(materials.iter().map(|m| m.to_string()));
     args.extend([

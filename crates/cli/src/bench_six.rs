@@ -5,7 +5,7 @@
 //! Must never: time a program while the other runs, or count a table whose counts differ
 //! from the peer's as measured (the suite fails instead).
 
-use crate::bench::{link_tables, median, run_retro, spread};
+use crate::bench::{link_tables, material_args, median, run_retro, run_timed, spread};
 use anyhow::{anyhow, bail, Context, Result};
 use retro_engine::Material;
 use retro_rules::Board;
@@ -131,6 +131,7 @@ pub fn syzygy_counts(text: &str) -> Result<[Counts; 2]> {
 /// Our counts, from `retro stats MATERIAL --format json` of the table built, with the stats
 /// themselves (the longest win and loss, their positions, the counts by depth).
 fn retro_counts(material: Material, board: Board, dir: &Path) -> Result<([Counts; 2], Value)> {
+    // `retro stats` takes no `--quiet`: its arguments are not `material_args`.
     let args = [
         "stats".to_string(),
         material.to_string(),
@@ -142,17 +143,8 @@ fn retro_counts(material: Material, board: Board, dir: &Path) -> Result<([Counts
         "json".to_string(),
     ];
     let exe = std::env::current_exe().context("finding the retro binary")?;
-    let out = Command::new(exe)
-        .args(&args)
-        .output()
-        .context("running retro stats")?;
-    if !out.status.success() {
-        bail!(
-            "retro stats failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let stats: Value = serde_json::from_slice(&out.stdout).context("reading retro stats")?;
+    let (_, stdout) = run_timed(Command::new(exe).args(&args), "retro stats")?;
+    let stats: Value = serde_json::from_str(&stdout).context("reading retro stats")?;
     let table = &stats[0];
     let side = |key: &str| -> Result<Counts> {
         let count = |kind: &str| {
@@ -297,16 +289,9 @@ pub fn six_suite(
         let mut peer_counts = None;
         // `retro VERB MATERIAL` on the scratch directory and the board.
         let verb = |verb: &str| -> Vec<String> {
-            [verb, &material.to_string(), "--dir"]
-                .iter()
-                .map(|s| s.to_string())
-                .chain([
-                    scratch.path().display().to_string(),
-                    "--board".to_string(),
-                    board.to_string(),
-                    "--quiet".to_string(),
-                ])
-                .collect()
+            let mut args = material_args(&[material], scratch.path(), verb);
+            args.extend(["--board".to_string(), board.to_string()]);
+            args
         };
         for run in 0..runs {
             if table.exists() {
