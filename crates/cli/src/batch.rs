@@ -7,9 +7,8 @@
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
-use retro_engine::fen::{engine_of_natural, natural_of_fen};
-use retro_server::AppState;
 use retro_tablebase::probe::{category, describe, signed_dtm};
+use retro_tablebase::Directory;
 use serde_json::json;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -93,30 +92,23 @@ fn fen_of_line(line: &str) -> String {
 }
 
 /// The answer for one line.
-fn answer(boards: &AppState, line: &str) -> Answer {
+fn answer(boards: &Directory, line: &str) -> Answer {
     let fen = fen_of_line(line);
-    let error = |error: String| Answer::Error {
-        input: line.to_string(),
-        error,
-    };
-    let natural = match natural_of_fen(&fen) {
-        Ok(p) => p,
-        Err(e) => return error(e.to_string()),
-    };
-    let tb = boards.tables(natural.board());
-    let position: retro_engine::Position = match engine_of_natural(tb.geometry(), &fen, &natural) {
-        Ok(p) => p,
-        Err(e) => return error(e.to_string()),
-    };
-    match tb.value(&position) {
-        Ok(value) => Answer::Value {
+    let value = boards
+        .position(&fen)
+        .and_then(|(tb, natural, position)| Ok((tb.value(&position)?, natural, position)));
+    match value {
+        Ok((value, natural, position)) => Answer::Value {
             fen: natural.fen(),
             material: position.material().to_string(),
             category: category(value),
             dtm: signed_dtm(value),
             description: describe(position.side_to_move(), value),
         },
-        Err(e) => error(e.to_string()),
+        Err(e) => Answer::Error {
+            input: line.to_string(),
+            error: e.to_string(),
+        },
     }
 }
 
@@ -130,7 +122,7 @@ pub fn probe_lines(
     format: BatchFormat,
 ) -> Result<(u64, u64)> {
     // The tables of each board met, opened once (as the server keeps them).
-    let boards = AppState::new(dir);
+    let boards = Directory::new(dir);
     if format == BatchFormat::Tsv {
         writeln!(output, "fen\tmaterial\tcategory\tdtm\tdescription\terror")?;
     }

@@ -6,9 +6,11 @@
 mod batch;
 mod bdd;
 mod bench;
+mod bench_args;
 mod bench_pack;
 mod bench_six;
 mod freeze;
+mod manual;
 mod oracle;
 mod pack;
 mod show;
@@ -18,7 +20,7 @@ mod tables;
 mod verify;
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::selfcheck::{self, Scope};
 use retro_engine::{perft, Geometry};
@@ -155,6 +157,12 @@ enum Command {
         /// The cache of decoded blocks of packed tables, in MiB per board served.
         #[arg(long, default_value = "64")]
         cache_mib: u64,
+        /// Requests under way at once; more are answered 503 (Retry-After: 1).
+        #[arg(long, default_value = "256", value_parser = clap::value_parser!(u32).range(1..=65536))]
+        in_flight: u32,
+        /// Requests under way at once from one address; more are answered 429.
+        #[arg(long, default_value = "32", value_parser = clap::value_parser!(u32).range(1..=65536))]
+        per_client: u32,
     },
     /// Oracles: proof certificates that a position is won or not lost, built, checked from the
     /// natural model alone, and played.
@@ -241,59 +249,25 @@ enum Command {
     /// Measure how long building and verifying tables takes and how much memory building
     /// needs (release build; medians over several runs, each a fresh process on a scratch
     /// directory).
-    Bench {
-        /// Suites to run (default: small and krbkr).
-        #[arg(long = "suite", value_enum)]
-        suites: Vec<bench::Suite>,
-        /// Runs per suite (the five-man suite always runs once).
-        #[arg(long, default_value = "3", value_parser = clap::value_parser!(u32).range(1..=50))]
-        runs: u32,
-        /// Time building only, not verifying the tables built.
-        #[arg(long)]
-        no_verify: bool,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-        /// Time the Syzygy generator beside `retro gen`: the path of its `rtbgen` binary
-        /// (github.com/syzygy1/tb, `make rtbgen` in src/). Pawnless suites only (small, krbkr,
-        /// five): `rtbgen -g` on the same tables, a fresh process each, the smaller tables it
-        /// needs built and saved first.
-        #[arg(long, value_name = "RTBGEN")]
-        syzygy: Option<PathBuf>,
-        /// Time Syzygy's generator for tables with pawns beside `retro gen` in the pawn suites
-        /// (krpkr, kqpkq, kppkp): the path of its `rtbgenp` binary (`make rtbgenp` in src/),
-        /// run as `rtbgenp -g` on the suite's table. Needs --syzygy-tables.
-        #[arg(long, value_name = "RTBGENP", requires = "syzygy_tables")]
-        syzygy_pawns: Option<PathBuf>,
-        /// The directory of the Syzygy tables the peer reads (its RTBPATH). Pawn suites: at
-        /// least the WDL files of every table the pawn table's captures and promotions reach,
-        /// built beforehand (`rtbgen -w` and `rtbgenp -w`; hours for KPPvKP). The six suite:
-        /// the WDL tables a six-man table reaches, built there by `rtbgen -w` (outside the
-        /// clock) where missing.
-        #[arg(long, value_name = "DIR")]
-        syzygy_tables: Option<PathBuf>,
-        /// The six suite: a six-man pawnless table to build (repeat for more; default
-        /// KRNvKNN, KRBvKRN and KQRvKQR).
-        #[arg(long, value_name = "MATERIAL")]
-        six: Vec<String>,
-        /// The six suite: the board (the other suites are on 8x8).
-        #[arg(long, default_value = "8x8")]
-        board: Board,
-        /// The pawn suites: take the smaller tables from this directory (linked, not copied;
-        /// checked as `retro gen` checks the files it keeps) instead of building them; any
-        /// missing are built. The pack suite: pack the raw tables of this directory (into a
-        /// scratch directory; the files here are only read). The batch suite: probe the
-        /// largest tables of this directory.
-        #[arg(long, value_name = "DIR")]
-        tables: Option<PathBuf>,
-        /// The pack and batch suites: random positions probed.
-        #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u32).range(100..=10_000_000))]
-        probes: u32,
-    },
+    Bench(bench_args::BenchArgs),
     /// The KRK strategy of Janičić, Marić and Maliković: verify it, check its lemmas, play it.
     Strategy {
         #[command(subcommand)]
         command: StrategyCommand,
+    },
+    /// Print the completion script of a shell for `retro`: `source <(retro completions
+    /// bash)`, or save it where the shell looks (e.g. /usr/share/bash-completion/completions/retro).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff: `retro man | man -l -`), or with --dir write a page for
+    /// `retro` and one for each command (retro.1, retro-gen.1, …) into DIR.
+    Man {
+        /// Write every page into this directory (e.g. /usr/local/share/man/man1).
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
     /// Prove the fast engine equal to the natural model on every position of small materials.
     ///
@@ -570,10 +544,18 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             clients,
             seconds,
             cache_mib,
+            in_flight,
+            per_client,
         } => {
             let dir = support::tables_dir(dir);
+            let limits = retro_server::limits::Limits {
+                in_flight: in_flight as usize,
+                in_flight_per_client: per_client as usize,
+                ..Default::default()
+            };
             let state = retro_server::AppState::new(dir.clone())
-                .with_cache_bytes(cache_mib.saturating_mul(1 << 20));
+                .with_cache_bytes(cache_mib.saturating_mul(1 << 20))
+                .with_limits(limits);
             if load_test {
                 return serve_load_test(&dir, usize::from(clients), seconds);
             }
@@ -696,75 +678,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 bdd::bench(runs, !no_table1, threads.map_or(2, u32::from))
             }
         },
-        Command::Bench {
-            suites,
-            runs,
-            no_verify,
-            json,
-            syzygy,
-            syzygy_pawns,
-            syzygy_tables,
-            tables,
-            probes,
-            six,
-            board,
-        } => {
-            // `retro gen`, run by the bench, uses one thread per core; so does the peer.
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let six_suite = suites.contains(&bench::Suite::Six);
-            if syzygy_pawns.is_some() != (syzygy_tables.is_some() && !six_suite) {
-                anyhow::bail!("--syzygy-pawns and --syzygy-tables go together (the six suite takes --syzygy with --syzygy-tables)");
-            }
-            if board != Board::STANDARD && !six_suite {
-                anyhow::bail!("--board applies to the six suite only");
-            }
-            let six_peer = match (six_suite, &syzygy, &syzygy_tables) {
-                (true, Some(rtbgen), Some(tables)) => Some(bench_six::SixPeer {
-                    rtbgen: rtbgen.clone(),
-                    tables: tables.clone(),
-                    threads,
-                }),
-                (true, Some(_), None) => {
-                    anyhow::bail!("the six suite's --syzygy needs --syzygy-tables DIR, where its WDL tables are kept")
-                }
-                _ => None,
-            };
-            let materials: Vec<retro_engine::Material> = match six.is_empty() {
-                true => bench_six::DEFAULT_SIX
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-                false => six,
-            }
-            .iter()
-            .map(|n| retro_engine::Material::parse(n).map_err(|e| anyhow::anyhow!(e)))
-            .collect::<Result<_>>()?;
-            let six = bench_six::SixOptions {
-                materials,
-                board,
-                peer: six_peer,
-            };
-            let peer = syzygy.map(|rtbgen| bench::Peer { rtbgen, threads });
-            let pawn_peer =
-                syzygy_pawns
-                    .zip(syzygy_tables.filter(|_| !six_suite))
-                    .map(|(rtbgenp, tables)| bench::PawnPeer {
-                        rtbgenp,
-                        tables,
-                        threads,
-                    });
-            bench::bench(
-                &suites,
-                runs,
-                !no_verify,
-                json,
-                peer.as_ref(),
-                pawn_peer.as_ref(),
-                tables.as_deref(),
-                probes as usize,
-                &six,
-            )
-        }
+        Command::Bench(args) => bench_args::run(args),
         Command::Verify {
             materials,
             board,
@@ -778,6 +692,8 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             board,
             dir,
         } => verify::prove(&target, stm.map(SideArg::side), board, dir),
+        Command::Completions { shell } => manual::completions(shell, Cli::command()),
+        Command::Man { dir } => manual::man(Cli::command(), dir.as_deref()),
         Command::Selfcheck {
             board,
             pieces,
@@ -954,27 +870,34 @@ fn serve_load_test(dir: &std::path::Path, clients: usize, seconds: u64) -> Resul
         .recv_timeout(std::time::Duration::from_secs(10))
         .context("the server did not start")?;
     let fens: Vec<String> = FENS.iter().map(|f| f.to_string()).collect();
+    // One request in five is a bad one the server must refuse (see `bad_requests`).
+    const BAD_EVERY: usize = 5;
     println!(
-        "load test: {clients} clients probing http://{addr}/api/probe for {seconds} s (request log off)"
+        "load test: {clients} clients probing http://{addr}/api/probe for {seconds} s, one request in {BAD_EVERY} a bad one (request log off)"
     );
     let report = retro_server::load::load_test(
         addr,
         &fens,
         clients,
         std::time::Duration::from_secs(seconds),
+        BAD_EVERY,
     );
+    let (good, bad) = (&report.good, &report.bad);
     println!(
-        "{} requests in {:.1} s: {:.0} requests/s; {} failed; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        report.ok + report.failed,
+        "{} requests in {:.1} s: {:.0} requests/s",
+        report.ok + report.failed + report.refused + report.mishandled,
         report.seconds,
         report.throughput(),
-        report.failed,
-        report.p50_ms,
-        report.p90_ms,
-        report.p99_ms,
-        report.max_ms
     );
-    Ok(if report.failed == 0 {
+    println!(
+        "good: {} answered, {} failed; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        report.ok, report.failed, good.p50_ms, good.p90_ms, good.p99_ms, good.max_ms
+    );
+    println!(
+        "bad: {} refused with 4xx, {} otherwise; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        report.refused, report.mishandled, bad.p50_ms, bad.p90_ms, bad.p99_ms, bad.max_ms
+    );
+    Ok(if report.failed == 0 && report.mishandled == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -98,6 +98,8 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     if args.check {
         return check(&dir, board, &materials, args.quiet);
     }
+    // One run writing the directory at a time (`retro gen` takes the same lock).
+    let _lock = retro_format::DirectoryLock::acquire(&dir, "retro pack")?;
     // The raw files to pack; a table found only packed is reported, not an error.
     let mut todo = Vec::new();
     for material in materials {

@@ -311,3 +311,38 @@ fn bench_six_compares_counts_with_the_syzygy_generator() {
         }
     }
 }
+
+#[test]
+fn completions_and_manual_pages_come_from_the_command_line() {
+    let out = retro(&["completions", "bash"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let script = stdout_text(&out);
+    assert!(
+        script.contains("_retro()") && script.contains("--mem") && script.contains("--per-client"),
+        "{script}"
+    );
+    let out = retro(&["completions", "nushell"]);
+    assert!(!out.status.success());
+    assert!(stderr_text(&out).contains("bash"), "{}", stderr_text(&out));
+    let out = retro(&["man"]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    let page = stdout_text(&out);
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH retro 1"),
+        "{page}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = retro(&["man", "--dir", dir.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    for page in [
+        "retro.1",
+        "retro-gen.1",
+        "retro-probe.1",
+        "retro-oracle-build.1",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(page)).unwrap();
+        assert!(text.contains(".SH"), "{page}: {text}");
+    }
+    let gen = std::fs::read_to_string(dir.path().join("retro-gen.1")).unwrap();
+    assert!(gen.contains("mem"), "{gen}");
+}

@@ -8,8 +8,7 @@
 
 mod common;
 
-use common::retro;
-use std::collections::BTreeMap;
+use common::{built, written_files};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,19 +18,6 @@ fn kills() -> u32 {
         .ok()
         .and_then(|k| k.parse().ok())
         .unwrap_or(4)
-}
-
-/// Every file of `dir` (not directories) by name, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect()
 }
 
 /// Runs `args` (with `{dir}` standing for the directory) after `setup` in a reference directory,
@@ -56,7 +42,7 @@ fn killed_part_way(what: &str, setup: impl Fn(&Path), args: &[&str]) {
         "{what}: the undisturbed run"
     );
     let took = start.elapsed();
-    let expected = files(reference.path());
+    let expected = written_files(reference.path());
 
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path());
@@ -69,7 +55,7 @@ fn killed_part_way(what: &str, setup: impl Fn(&Path), args: &[&str]) {
         if !child.wait().unwrap().success() {
             died += 1;
         }
-        for (name, bytes) in files(dir.path()) {
+        for (name, bytes) in written_files(dir.path()) {
             let Some(want) = expected.get(&name) else {
                 panic!(
                     "{what}: after a kill at {delay:?}, {name} is not a file of an undisturbed run"
@@ -87,26 +73,18 @@ fn killed_part_way(what: &str, setup: impl Fn(&Path), args: &[&str]) {
         "{what}: the run after the kills"
     );
     assert_eq!(
-        files(dir.path()).keys().collect::<Vec<_>>(),
+        written_files(dir.path()).keys().collect::<Vec<_>>(),
         expected.keys().collect::<Vec<_>>(),
         "{what}: the files after the kills"
     );
     assert!(
-        files(dir.path()) == expected,
+        written_files(dir.path()) == expected,
         "{what}: a file differs from the undisturbed run's"
     );
     println!(
         "crash {what}: {} kills, {died} died part way, {checked} files checked after them, none partial or wrong",
         kills()
     );
-}
-
-fn built(dir: &Path, materials: &[&str]) {
-    let d = dir.to_str().unwrap();
-    let mut args = vec!["gen"];
-    args.extend_from_slice(materials);
-    args.extend_from_slice(&["--dir", d, "--quiet"]);
-    assert!(retro(&args).status.success());
 }
 
 #[test]

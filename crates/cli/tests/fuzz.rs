@@ -1,7 +1,10 @@
-//! Fuzzing on stable Rust, with proptest: FEN texts, table files (raw and packed), problem
-//! files and HTTP requests to every route of `retro serve`, each drawn at random or mutated
-//! from the corpus kept in `tests/fuzz-corpus/` (and `examples/freezer/`). Property: no panic,
-//! and a clear error or an answer (the server: never a 500).
+//! Fuzzing on stable Rust, with proptest: FEN texts, table files (raw and packed), oracle
+//! files, certificates, saved Freezer analyses, problem files and HTTP requests to every route
+//! of `retro serve` (paths, queries, methods, bodies), each drawn at random or mutated from the
+//! corpus kept in `tests/fuzz-corpus/` (and `examples/freezer/`, and files the `retro` binary
+//! writes). Property: no panic, no case longer than [`CASE_TIME`], and a clear error or an
+//! answer (the server: never a 500). Files with a checksum are fuzzed twice over: as mutated,
+//! and with the checksum made right again, so that the parser behind it is reached.
 //!
 //! `RETRO_FUZZ_CASES` sets the cases per target (256 in the test command); each target prints
 //! the cases it ran. A case that once failed goes into the corpus.
@@ -10,7 +13,67 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The longest one case may take before the target is failed as hung.
+const CASE_TIME: Duration = Duration::from_secs(30);
+
+/// Fails the whole test process when one case runs past [`CASE_TIME`]: a hang is a failure
+/// with a message, not a test that never ends.
+struct Watchdog {
+    started: Instant,
+    last: Arc<AtomicU64>,
+    done: Arc<AtomicU64>,
+}
+
+impl Watchdog {
+    fn new(target: &'static str) -> Watchdog {
+        let started = Instant::now();
+        let last = Arc::new(AtomicU64::new(0));
+        let done = Arc::new(AtomicU64::new(0));
+        let (seen, finished) = (last.clone(), done.clone());
+        std::thread::spawn(move || {
+            while finished.load(Ordering::Relaxed) == 0 {
+                std::thread::sleep(Duration::from_millis(200));
+                let since = started.elapsed().as_millis() as u64 - seen.load(Ordering::Relaxed);
+                if since > CASE_TIME.as_millis() as u64 {
+                    eprintln!("fuzz {target}: a case ran longer than {CASE_TIME:?}: hung");
+                    std::process::exit(101);
+                }
+            }
+        });
+        Watchdog {
+            started,
+            last,
+            done,
+        }
+    }
+
+    /// A new case starts.
+    fn case(&self) {
+        self.last
+            .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(1, Ordering::Relaxed);
+    }
+}
+
+/// `bytes` with its last 32 bytes made the blake3 hash of the others again (the checksum
+/// oracle files and saved analyses end with).
+fn rehashed(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.len() >= 32 {
+        let at = bytes.len() - 32;
+        let hash = *blake3::hash(&bytes[..at]).as_bytes();
+        bytes[at..].copy_from_slice(&hash);
+    }
+    bytes
+}
 
 fn cases() -> u32 {
     std::env::var("RETRO_FUZZ_CASES")
@@ -77,8 +140,10 @@ fn text_from(seeds: &[String]) -> impl Strategy<Value = String> {
 #[test]
 fn fen_texts_never_panic() {
     let ok = Cell::new(0);
+    let dog = Watchdog::new("fen");
     runner()
         .run(&text_from(&corpus("fen.txt")), |fen| {
+            dog.case();
             if retro_engine::fen::positions_of_fen(&fen).is_ok() {
                 ok.set(ok.get() + 1);
             }
@@ -140,8 +205,10 @@ fn damaged_table_files_never_panic() {
     let originals = seeds.clone();
     let scratch = tempfile::tempdir().unwrap();
     let (refused, read) = (Cell::new(0), Cell::new(0));
+    let dog = Watchdog::new("table files");
     runner()
         .run(&(mutated(seeds), any::<bool>()), |(bytes, packed)| {
+            dog.case();
             let name = if packed {
                 "KRvK.5x5.rtbz"
             } else {
@@ -185,8 +252,10 @@ fn problem_files_never_panic() {
         .collect();
     seeds.sort();
     let parsed = Cell::new(0);
+    let dog = Watchdog::new("problem files");
     runner()
         .run(&text_from(&seeds), |text| {
+            dog.case();
             if retro_freezer::Problem::parse(&text).is_ok() {
                 parsed.set(parsed.get() + 1);
             }
@@ -210,17 +279,25 @@ fn http_requests_never_panic_or_fail_inside() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let methods = ["GET", "POST", "HEAD", "PUT", "DELETE"];
     let statuses = RefCell::new(std::collections::BTreeMap::new());
+    let dog = Watchdog::new("http");
+    let body = prop_oneof![
+        Just(Vec::new()),
+        prop::collection::vec(any::<u8>(), 0..256),
+        "[ -~]{0,64}".prop_map(String::into_bytes),
+    ];
     runner()
         .run(
             &(
                 text_from(&corpus("uri.txt")),
                 prop::sample::select(methods.to_vec()),
+                body,
             ),
-            |(uri, method)| {
+            |(uri, method, body)| {
+                dog.case();
                 let Ok(request) = Request::builder()
                     .method(method)
                     .uri(&uri)
-                    .body(Body::empty())
+                    .body(Body::from(body))
                 else {
                     return Ok(()); // not a URI at all: no request reaches the server
                 };
@@ -244,5 +321,192 @@ fn http_requests_never_panic_or_fail_inside() {
         "fuzz http: {} cases, statuses {:?}, no 500",
         cases(),
         statuses.borrow()
+    );
+}
+
+/// Files the `retro` binary writes, in one directory built once: KRvK on 4×4 and its
+/// certificates (`retro verify`), an oracle of a KRvK win on 4×4 (`retro oracle build`), and
+/// the saved analysis of the Freezer's en-passant example (`retro freeze --save`) with the
+/// KPvKP tables it reads.
+fn written() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap().to_string();
+        let retro = |args: &[&str]| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "retro {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        retro(&["gen", "KRvK", "--board", "4x4", "--dir", &d, "--quiet"]);
+        retro(&["verify", "KRvK", "--board", "4x4", "--dir", &d, "--quiet"]);
+        retro(&[
+            "oracle",
+            "build",
+            "k3/4/1K2/3R w - - 0 1",
+            "--goal",
+            "win",
+            "--dir",
+            &d,
+            "--out",
+            &format!("{d}/krk.oracle"),
+        ]);
+        retro(&["gen", "KPvKP", "--dir", &d, "--quiet"]);
+        retro(&[
+            "freeze",
+            &en_passant().display().to_string(),
+            "--dir",
+            &d,
+            "--save",
+            &d,
+        ]);
+        dir
+    })
+    .path()
+}
+
+fn en_passant() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/freezer/en-passant.toml")
+}
+
+/// The one file of `dir` whose name ends with `suffix`.
+fn file_ending(dir: &Path, suffix: &str) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no file ending with {suffix} in {}", dir.display()))
+}
+
+#[test]
+fn oracle_files_never_panic() {
+    let dir = written();
+    let original = std::fs::read(dir.join("krk.oracle")).unwrap();
+    let checker = retro_verify::Checker::new(retro_rules::Board::new(4, 4).unwrap(), dir);
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("fuzzed.oracle");
+    let (refused, checked, valid) = (Cell::new(0), Cell::new(0), Cell::new(0));
+    let dog = Watchdog::new("oracle files");
+    runner()
+        .run(
+            &(mutated(vec![original.clone()]), any::<bool>()),
+            |(bytes, fix_checksum)| {
+                dog.case();
+                let bytes = if fix_checksum { rehashed(bytes) } else { bytes };
+                match retro_format::oracle::OracleFile::from_bytes(&bytes, &path) {
+                    Err(e) => {
+                        prop_assert!(!e.to_string().is_empty());
+                        refused.set(refused.get() + 1);
+                    }
+                    Ok(file) => {
+                        checked.set(checked.get() + 1);
+                        match retro_verify::oracle::check_oracle(&file, &checker) {
+                            Ok(_) => valid.set(valid.get() + 1),
+                            Err(e) => prop_assert!(!e.to_string().is_empty()),
+                        }
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    println!(
+        "fuzz oracle files: {} cases, {} refused by the reader, {} read and checked ({} valid), no panic",
+        cases(),
+        refused.get(),
+        checked.get(),
+        valid.get()
+    );
+}
+
+#[test]
+fn certificates_never_panic() {
+    let dir = written();
+    let certificate = file_ending(dir, "KRvK.4x4.verified");
+    let original = std::fs::read_to_string(&certificate).unwrap();
+    // A directory of its own: the tables linked, the certificate replaced case by case.
+    let scratch = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.contains(".4x4.") {
+            std::fs::copy(&path, scratch.path().join(&name)).unwrap();
+        }
+    }
+    let board = retro_rules::Board::new(4, 4).unwrap();
+    let men = retro_verify::men::Men::parse("KRvK").unwrap();
+    let (established, refused) = (Cell::new(0), Cell::new(0));
+    let dog = Watchdog::new("certificates");
+    runner()
+        .run(&text_from(&[original]), |text| {
+            dog.case();
+            std::fs::write(scratch.path().join("KRvK.4x4.verified"), &text).unwrap();
+            // A fresh checker a case: nothing of the last case's files is kept.
+            let checker = retro_verify::Checker::new(board, scratch.path());
+            match retro_verify::certificate::established(&checker, &men) {
+                Ok(None) => established.set(established.get() + 1),
+                Ok(Some(reason)) => {
+                    prop_assert!(!reason.is_empty());
+                    refused.set(refused.get() + 1);
+                }
+                Err(e) => {
+                    prop_assert!(!e.to_string().is_empty());
+                    refused.set(refused.get() + 1);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    println!(
+        "fuzz certificates: {} cases, {} refused with a reason, {} still establishing the table, no panic",
+        cases(),
+        refused.get(),
+        established.get()
+    );
+}
+
+#[test]
+fn saved_freezer_analyses_never_panic() {
+    let dir = written();
+    let saved = file_ending(dir, "en-passant.freeze");
+    let original = std::fs::read(&saved).unwrap();
+    let text = std::fs::read_to_string(en_passant()).unwrap();
+    let problem = retro_freezer::Problem::parse(&text).unwrap();
+    let tables = retro_tablebase::Tablebase::new(retro_rules::Board::STANDARD, dir);
+    let scratch = tempfile::tempdir().unwrap();
+    let path = scratch.path().join("fuzzed.freeze");
+    let (refused, loaded) = (Cell::new(0), Cell::new(0));
+    let dog = Watchdog::new("saved analyses");
+    runner()
+        .run(
+            &(mutated(vec![original.clone()]), any::<bool>()),
+            |(bytes, fix_checksum)| {
+                dog.case();
+                let bytes = if fix_checksum { rehashed(bytes) } else { bytes };
+                std::fs::write(&path, &bytes).unwrap();
+                match retro_freezer::saved::load(&problem, &tables, &text, &path) {
+                    Ok(Some(_)) => loaded.set(loaded.get() + 1),
+                    Ok(None) => prop_assert!(false, "the file was there"),
+                    Err(e) => {
+                        prop_assert!(!e.to_string().is_empty());
+                        refused.set(refused.get() + 1);
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    println!(
+        "fuzz saved analyses: {} cases, {} refused with an error, {} loaded, no panic",
+        cases(),
+        refused.get(),
+        loaded.get()
     );
 }

@@ -16,9 +16,15 @@ fn the_load_test_stops_by_itself() {
     assert!(out.status.success(), "{}", stderr_text(&out));
     let text = stdout_text(&out);
     assert!(
-        text.contains("requests/s; 0 failed") && text.contains("p99"),
+        text.contains("requests/s") && text.contains("answered, 0 failed; latency p50"),
         "{text}"
     );
+    // A request in five is a bad one; every one is refused with a 4xx answer.
+    assert!(
+        text.contains(" otherwise;") && !text.contains("bad: 0 refused"),
+        "{text}"
+    );
+    assert!(text.contains("refused with 4xx, 0 otherwise"), "{text}");
 }
 
 #[test]

@@ -552,4 +552,30 @@ fn six_man_tables_build_verify_and_probe() {
         "{}",
         all_output(&out)
     );
+    // The server and an oracle read the six-man table as they read the others.
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+    let app = retro_server::router(std::sync::Arc::new(retro_server::AppState::new(dir.path())));
+    let uri = format!("/api/probe?fen={}", fen.replace(' ', "%20"));
+    let response = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(app.oneshot(Request::get(uri).body(Body::empty()).unwrap()))
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let oracle = dir.path().join("six.oracle");
+    let out = retro(&[
+        "oracle",
+        "build",
+        fen,
+        "--goal",
+        "win",
+        "--dir",
+        path,
+        "--out",
+        oracle.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let out = retro(&["oracle", "check", oracle.to_str().unwrap(), "--dir", path]);
+    assert!(out.status.success(), "{}", all_output(&out));
 }

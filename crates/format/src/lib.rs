@@ -3,7 +3,8 @@
 //! Owns: the on-disk layout of one table (one material, one board, both sides to move), its
 //! value encoding, the atomic writer and the checked, memory-mapped reader of raw tables (this
 //! module); packed tables, the same values compressed in blocks ([`packed`]); file names and
-//! atomic writes ([`files`]); oracle files ([`oracle`]).
+//! atomic writes ([`files`]); the lock of a directory being written ([`lock`]); oracle files
+//! ([`oracle`]).
 //! Must never: depend on the engine or the generator — `retro-verify` reads tables through this
 //! crate alone, and computes positions' offsets from the documented index scheme itself.
 //!
@@ -68,12 +69,14 @@
 //! ```
 
 pub mod files;
+pub mod lock;
 pub mod oracle;
 pub mod packed;
 
 pub use files::{
     file_name, is_packed_path, table_names, table_path, write_atomically, TableName, TempFile,
 };
+pub use lock::DirectoryLock;
 pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
 
 use std::fs::File;
@@ -157,6 +160,14 @@ pub struct Header {
 /// What can go wrong reading or writing a table.
 #[derive(Debug, thiserror::Error)]
 pub enum FormatError {
+    /// Another run is writing in the directory (see [`DirectoryLock`]).
+    #[error("{} is in use by {holder}; wait for it to end, or use another directory", dir.display())]
+    Busy {
+        /// The directory.
+        dir: PathBuf,
+        /// The run holding it, as it described itself.
+        holder: String,
+    },
     /// The file does not exist.
     #[error("no table file {}", path.display())]
     Missing {
@@ -644,6 +655,15 @@ impl Table {
     /// The path it was opened from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Where the body starts in a raw file (the header's length), for reading entries with
+    /// positioned reads rather than through the mapping; `None` for a decoded packed file.
+    pub fn body_offset(&self) -> Option<u64> {
+        match &self.storage {
+            Storage::Mapped(_, start) => Some(*start as u64),
+            Storage::Decoded(..) => None,
+        }
     }
 
     /// The entry code at `index` for White to move (`white = true`) or Black to move.

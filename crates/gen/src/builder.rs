@@ -199,6 +199,17 @@ impl Builder {
                 }
             }
         }
+        // One run writing a directory at a time: another would write the same files. A run
+        // that only reads what is there takes no lock.
+        let writes = self.pack.is_some() || plan.iter().any(|m| !kept.contains_key(m));
+        let names: Vec<String> = targets.iter().map(|m| m.to_string()).collect();
+        let _lock = match writes {
+            true => Some(retro_format::DirectoryLock::acquire(
+                &self.dir,
+                &format!("retro gen {}", names.join(" ")),
+            )?),
+            false => None,
+        };
         let checked: BTreeMap<Material, [u8; 32]> = kept
             .iter()
             .filter_map(|(&m, &(_, hash))| hash.map(|h| (m, h)))

@@ -9,7 +9,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use retro_engine::fen::{engine_of_natural, natural_of_fen, FenError};
 use retro_engine::{Material, Position};
 use retro_rules::Board;
 use retro_strategy::{Krk, Strategy};
@@ -69,11 +68,11 @@ pub(crate) fn position(
     state: &AppState,
     fen: &str,
 ) -> Result<(retro_rules::Position, Position, Arc<Tablebase>), ApiError> {
-    let bad = |e: FenError| ApiError::BadRequest(e.to_string());
-    let natural = natural_of_fen(fen).map_err(bad)?;
-    let tb = state.tables(natural.board());
-    let fast = engine_of_natural(tb.geometry(), fen, &natural).map_err(bad)?;
-    Ok((natural, fast, tb))
+    match state.directory().position(fen) {
+        Ok((tb, natural, fast)) => Ok((natural, fast, tb)),
+        Err(ProbeError::Fen(e)) => Err(ApiError::BadRequest(e.to_string())),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Runs table work off the async threads.

@@ -2,7 +2,7 @@
 //!
 //! Owns: `retro serve`: the HTTP routes ([`router`]), the JSON API ([`api`]) and the pages with
 //! their embedded assets ([`pages`]), graceful shutdown and a log line per request ([`serve`]),
-//! and a bounded load test ([`load`]).
+//! the limits on connections and requests ([`limits`]), and a bounded load test ([`load`]).
 //! Must never: panic on any input (a panic in a handler is caught and answered with 500), or
 //! reach the internet at run time (every asset is compiled into the binary).
 //!
@@ -25,6 +25,7 @@
 
 pub mod api;
 pub mod lichess;
+pub mod limits;
 pub mod load;
 pub mod pages;
 
@@ -33,51 +34,60 @@ use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use limits::{Gate, Limits};
 use retro_rules::Board;
-use retro_tablebase::Tablebase;
-use std::collections::HashMap;
+use retro_tablebase::{Directory, Tablebase};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
-/// What every request shares: the tables directory, the tables opened so far per board, and
-/// the size of each board's cache of decoded blocks of packed tables.
+/// What every request shares: the tables directory, each board's tables opened once.
 pub struct AppState {
-    dir: PathBuf,
-    tables: Mutex<HashMap<Board, Arc<Tablebase>>>,
-    cache_bytes: u64,
+    tables: Directory,
+    limits: Limits,
 }
 
 impl AppState {
     /// The state for the tables in `dir`, with block caches of the tablebase's default size.
     pub fn new(dir: impl Into<PathBuf>) -> AppState {
         AppState {
-            dir: dir.into(),
-            tables: Mutex::new(HashMap::new()),
-            cache_bytes: retro_tablebase::probe::DEFAULT_CACHE_BYTES,
+            tables: Directory::new(dir),
+            limits: Limits::default(),
         }
     }
 
     /// The same state with block caches of at most `bytes` bytes per board.
-    pub fn with_cache_bytes(mut self, bytes: u64) -> AppState {
-        self.cache_bytes = bytes;
-        self
+    pub fn with_cache_bytes(self, bytes: u64) -> AppState {
+        AppState {
+            tables: self.tables.with_cache_bytes(bytes),
+            ..self
+        }
+    }
+
+    /// The same state with other limits on connections and requests.
+    pub fn with_limits(self, limits: Limits) -> AppState {
+        AppState { limits, ..self }
+    }
+
+    /// The limits on connections and requests.
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     /// The tables directory.
     pub fn dir(&self) -> &std::path::Path {
-        &self.dir
+        self.tables.dir()
     }
 
     /// The tables of `board`, opened once.
     pub fn tables(&self, board: Board) -> Arc<Tablebase> {
-        let mut open = self.tables.lock().unwrap_or_else(|e| e.into_inner());
-        open.entry(board)
-            .or_insert_with(|| {
-                Arc::new(Tablebase::new(board, &self.dir).with_cache_bytes(self.cache_bytes))
-            })
-            .clone()
+        self.tables.tables(board)
+    }
+
+    /// The directory's tables on every board.
+    pub fn directory(&self) -> &Directory {
+        &self.tables
     }
 }
 
@@ -86,8 +96,9 @@ pub fn router(state: Arc<AppState>) -> Router {
     routes(state).layer(axum::middleware::from_fn(log_request))
 }
 
-/// The routes without the request log.
+/// The routes without the request log, behind the admission layer of the state's limits.
 pub fn routes(state: Arc<AppState>) -> Router {
+    let gate = Arc::new(Gate::new(state.limits));
     Router::new()
         .route("/standard", get(lichess::standard))
         .route("/standard/mainline", get(lichess::mainline))
@@ -105,6 +116,7 @@ pub fn routes(state: Arc<AppState>) -> Router {
         .fallback(api::not_found)
         .with_state(state)
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
+        .layer(axum::middleware::from_fn_with_state(gate, limits::admit))
 }
 
 /// One line per request on standard error: method, path and query, status, milliseconds.
@@ -132,11 +144,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     ready(listener.local_addr()?);
+    let limits = state.limits;
     let state = Arc::new(state);
     let app = if log { router(state) } else { routes(state) };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    limits::serve_connections(listener, app, limits, shutdown_signal()).await;
+    Ok(())
 }
 
 async fn shutdown_signal() {

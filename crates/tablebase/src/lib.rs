@@ -1,6 +1,7 @@
 //! # retro-tablebase — the probing library
 //!
-//! Owns: probing a position's value ([`Tablebase`]), rating its moves and following the best
+//! Owns: probing a position's value ([`Tablebase`]; a directory's tables on every board,
+//! [`Directory`]), rating its moves and following the best
 //! line ([`probe`]), the opened files and the cache of decoded blocks ([`source`]), statistics
 //! in two counting conventions ([`stats`]), and Hurd's Table 1 ([`table1`]).
 //! Must never: build tables (that is `retro-gen`, which it does not depend on) or be the judge
@@ -38,11 +39,13 @@
 //! a material without a table, a damaged file (with the block of a packed file that fails its
 //! checksum).
 
+pub mod directory;
 pub mod probe;
 pub mod report;
 pub mod source;
 pub mod stats;
 pub mod table1;
 
+pub use directory::Directory;
 pub use probe::{ProbeError, RatedMove, Tablebase};
 pub use retro_format::Value;

@@ -1,9 +1,12 @@
 //! Opened tables and the block cache: where a probe's entry comes from.
 //!
-//! Owns: [`Source`] (a raw table, memory-mapped, or a packed one read a block at a time) and
-//! [`BlockCache`] (decoded blocks of packed tables, bounded in bytes, shared by every thread).
-//! Must never: interpret a code (that is [`retro_format::Value`]) or decode a block itself
-//! (that is [`retro_format::PackedTable`], which checks each block before decoding it).
+//! Owns: [`Source`] (a raw table, its entries read with positioned reads, or a packed one read
+//! a block at a time) and [`BlockCache`] (decoded blocks of packed tables, bounded in bytes,
+//! shared by every thread).
+//! Must never: interpret a code (that is [`retro_format::Value`]), decode a block itself
+//! (that is [`retro_format::PackedTable`], which checks each block before decoding it), or
+//! probe through a memory mapping: a file truncated under a mapping kills the process that
+//! touches the lost pages (SIGBUS), where a positioned read returns an error.
 
 use retro_format::{FormatError, PackedTable, Table};
 use std::sync::Arc;
@@ -56,26 +59,47 @@ impl BlockCache {
 
 /// An opened table file.
 pub enum Source {
-    /// A raw table, memory-mapped, its body checked at opening.
-    Raw(Table),
+    /// A raw table, its body checked at opening; entries are read from `file` at their offset.
+    Raw {
+        /// The table (header, and the mapping read whole by [`Source::whole`]).
+        table: Table,
+        /// The file, for positioned reads of one entry.
+        file: std::fs::File,
+        /// Where the body starts in the file.
+        body_offset: u64,
+    },
     /// A packed table: header and directory checked at opening, each block when decoded.
     Packed(Box<PackedTable>),
+    /// A packed file under a raw file's name: decoded whole at opening.
+    Decoded(Table),
 }
 
 impl Source {
     /// Opens `path`: a packed file (`.rtbz`) for reading a block at a time, a raw one whole.
     pub fn open(path: &std::path::Path) -> Result<Source, FormatError> {
         if retro_format::is_packed_path(path) {
-            PackedTable::open(path).map(|p| Source::Packed(Box::new(p)))
-        } else {
-            Table::open(path).map(Source::Raw)
+            return PackedTable::open(path).map(|p| Source::Packed(Box::new(p)));
+        }
+        let table = Table::open(path)?;
+        let file = std::fs::File::open(path).map_err(|source| FormatError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        match table.body_offset() {
+            Some(body_offset) => Ok(Source::Raw {
+                table,
+                file,
+                body_offset,
+            }),
+            // A packed file under a raw name: read it as decoded, whole.
+            None => Ok(Source::Decoded(table)),
         }
     }
 
     /// The header.
     pub fn header(&self) -> &retro_format::Header {
         match self {
-            Source::Raw(t) => t.header(),
+            Source::Raw { table, .. } | Source::Decoded(table) => table.header(),
             Source::Packed(p) => p.header(),
         }
     }
@@ -90,7 +114,12 @@ impl Source {
         id: u32,
     ) -> Result<u32, FormatError> {
         let packed = match self {
-            Source::Raw(t) => return t.code(white_to_move, index),
+            Source::Raw {
+                table,
+                file,
+                body_offset,
+            } => return raw_code(table, file, *body_offset, white_to_move, index),
+            Source::Decoded(table) => return table.code(white_to_move, index),
             Source::Packed(p) => p,
         };
         let Some(blocks) = &cache.blocks else {
@@ -122,8 +151,52 @@ impl Source {
     /// one decoded into memory and checked against its value stream's hash.
     pub fn whole(&self) -> Result<Whole<'_>, FormatError> {
         match self {
-            Source::Raw(t) => Ok(Whole::Mapped(t)),
+            Source::Raw { table, .. } | Source::Decoded(table) => Ok(Whole::Mapped(table)),
             Source::Packed(p) => p.to_table().map(Whole::Decoded),
+        }
+    }
+}
+
+/// The entry code of `index` for a side to move in a raw table, read from `file` at its
+/// offset; a file cut short since it was opened is an error naming it and both lengths.
+fn raw_code(
+    table: &Table,
+    file: &std::fs::File,
+    body_offset: u64,
+    white_to_move: bool,
+    index: u64,
+) -> Result<u32, FormatError> {
+    use std::os::unix::fs::FileExt;
+    let header = table.header();
+    let entries = header.entries_per_side;
+    if index >= entries {
+        return Err(FormatError::IndexOutOfRange {
+            material: header.material.clone(),
+            index,
+            entries,
+        });
+    }
+    let width = usize::from(header.value_width);
+    let slot = if white_to_move {
+        index
+    } else {
+        entries + index
+    };
+    let mut bytes = [0u8; 2];
+    let at = body_offset + slot * width as u64;
+    match file.read_exact_at(&mut bytes[..width], at) {
+        Ok(()) => Ok(retro_format::packed::entry_code(&bytes[..width])),
+        Err(source) => {
+            let now = file.metadata().map(|m| m.len()).unwrap_or(0);
+            let path = table.path().to_path_buf();
+            match now < table.file_bytes() {
+                true => Err(FormatError::WrongLength {
+                    path,
+                    expected: table.file_bytes(),
+                    found: now,
+                }),
+                false => Err(FormatError::Io { path, source }),
+            }
         }
     }
 }

@@ -49,3 +49,27 @@ on = "b2"
 squares = ["a1-b8"]
 elsewhere = "loss"
 "#;
+
+/// Every file of `dir` (not directories, nor the lock a writing run holds, which names its
+/// process and is left behind by a run killed while holding it) by name, with its bytes.
+pub fn written_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !p.ends_with(retro_format::lock::LOCK_FILE))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// Builds `materials` into `dir` with `retro gen`, which must succeed.
+pub fn built(dir: &Path, materials: &[&str]) {
+    let d = dir.to_str().unwrap();
+    let mut args = vec!["gen"];
+    args.extend_from_slice(materials);
+    args.extend_from_slice(&["--dir", d, "--quiet"]);
+    let out = retro(&args);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+}
