@@ -668,6 +668,14 @@ impl Table {
 
     /// The entry code at `index` for White to move (`white = true`) or Black to move.
     pub fn code(&self, white_to_move: bool, index: u64) -> Result<u32, FormatError> {
+        let at = self.entry_at(white_to_move, index)? as usize;
+        let width = usize::from(self.header.value_width);
+        Ok(packed::entry_code(&self.body()[at..at + width]))
+    }
+
+    /// Where the entry at `index` for a side to move starts in the body, in bytes (an entry is
+    /// `value_width` bytes); an index past the side's entries is an error.
+    pub fn entry_at(&self, white_to_move: bool, index: u64) -> Result<u64, FormatError> {
         let entries = self.header.entries_per_side;
         if index >= entries {
             return Err(FormatError::IndexOutOfRange {
@@ -681,9 +689,7 @@ impl Table {
         } else {
             entries + index
         };
-        let width = usize::from(self.header.value_width);
-        let at = slot as usize * width;
-        Ok(packed::entry_code(&self.body()[at..at + width]))
+        Ok(slot * u64::from(self.header.value_width))
     }
 
     /// The entry codes of one side to move, for reading many entries.

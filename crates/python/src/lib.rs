@@ -88,6 +88,18 @@ fn signed_plies(value: Value) -> i64 {
     }
 }
 
+/// `default` where a probe raised a `KeyError` (the `get_` forms of gaviota's probes).
+fn or_default(
+    py: Python<'_>,
+    probed: PyResult<i64>,
+    default: Option<i64>,
+) -> PyResult<Option<i64>> {
+    match probed {
+        Err(e) if e.is_instance_of::<PyKeyError>(py) => Ok(default),
+        other => other.map(Some),
+    }
+}
+
 /// Gaviota's win/draw/loss: 1, 0 or -1 for the side to move (-1 when checkmated).
 fn wdl(value: Value) -> i64 {
     match value {
@@ -109,10 +121,21 @@ impl Tablebase {
         ) -> Result<T, ProbeError>,
     ) -> Result<T, ProbeError> {
         let directories = self.directories.read().unwrap_or_else(|e| e.into_inner());
+        // The position is read once; each directory's tables of its board are tried in turn.
+        let natural = retro_engine::fen::natural_of_fen(fen)?;
+        let mut position: Option<retro_engine::Position> = None;
         let mut missing = None;
         for directory in directories.iter() {
-            let (tables, natural, position) = directory.position(fen)?;
-            match probe(tables.as_ref(), &natural, &position) {
+            let tables = directory.tables(natural.board());
+            let position = match position {
+                Some(p) => p,
+                None => *position.insert(retro_engine::fen::engine_of_natural(
+                    tables.geometry(),
+                    fen,
+                    &natural,
+                )?),
+            };
+            match probe(&tables, &natural, &position) {
                 Err(e @ ProbeError::NoTable { .. }) => missing = missing.or(Some(e)),
                 other => return other,
             }
@@ -122,7 +145,6 @@ impl Tablebase {
         }
         // No directory (the tablebase was closed): the position is still read, so that a bad
         // one is reported as such.
-        let natural = retro_engine::fen::natural_of_fen(fen)?;
         let geometry = retro_engine::Geometry::new(natural.board());
         let position: retro_engine::Position =
             retro_engine::fen::engine_of_natural(&geometry, fen, &natural)?;
@@ -177,10 +199,7 @@ impl Tablebase {
         board: &Bound<'_, PyAny>,
         default: Option<i64>,
     ) -> PyResult<Option<i64>> {
-        match self.probe_dtm(py, board) {
-            Err(e) if e.is_instance_of::<PyKeyError>(py) => Ok(default),
-            other => other.map(Some),
-        }
+        or_default(py, self.probe_dtm(py, board), default)
     }
 
     /// Win/draw/loss for the side to move: 1, 0 or -1 (-1 when checkmated). Raises as
@@ -197,10 +216,7 @@ impl Tablebase {
         board: &Bound<'_, PyAny>,
         default: Option<i64>,
     ) -> PyResult<Option<i64>> {
-        match self.probe_wdl(py, board) {
-            Err(e) if e.is_instance_of::<PyKeyError>(py) => Ok(default),
-            other => other.map(Some),
-        }
+        or_default(py, self.probe_wdl(py, board), default)
     }
 
     /// Everything `retro probe --json` prints, as a dict: `fen`, `material`, `board`,

@@ -167,23 +167,9 @@ fn raw_code(
     index: u64,
 ) -> Result<u32, FormatError> {
     use std::os::unix::fs::FileExt;
-    let header = table.header();
-    let entries = header.entries_per_side;
-    if index >= entries {
-        return Err(FormatError::IndexOutOfRange {
-            material: header.material.clone(),
-            index,
-            entries,
-        });
-    }
-    let width = usize::from(header.value_width);
-    let slot = if white_to_move {
-        index
-    } else {
-        entries + index
-    };
+    let at = body_offset + table.entry_at(white_to_move, index)?;
+    let width = usize::from(table.header().value_width);
     let mut bytes = [0u8; 2];
-    let at = body_offset + slot * width as u64;
     match file.read_exact_at(&mut bytes[..width], at) {
         Ok(()) => Ok(retro_format::packed::entry_code(&bytes[..width])),
         Err(source) => {
