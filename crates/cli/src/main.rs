@@ -13,6 +13,7 @@ mod freeze;
 mod manual;
 mod oracle;
 mod pack;
+mod prove;
 mod show;
 mod strategy;
 mod support;
@@ -464,6 +465,31 @@ enum StrategyCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Prove the lemmas for every board size at once: each lemma's negation in linear integer
+    /// arithmetic over n and the coordinates, shown unsatisfiable by SMT solvers (z3, cvc5).
+    Prove {
+        /// Which solvers to run; with both, they must agree.
+        #[arg(long, value_enum, default_value = "both")]
+        solver: prove::Solvers,
+        /// Where the SMT-LIB 2 queries are written, one file a lemma, to rerun by hand.
+        #[arg(long, default_value = "krk-proof")]
+        out: PathBuf,
+        /// Drop a condition of the strategy: the solver then returns a counterexample, which
+        /// enumeration confirms on its board.
+        #[arg(long = "broken", value_enum)]
+        broken: Vec<strategy::Broken>,
+        /// Start from every position, not only those with the black king in the lower left
+        /// octant (the others are their mirror images): slower, and free of the symmetry
+        /// argument.
+        #[arg(long)]
+        whole_board: bool,
+        /// Only these lemmas (repeat; default: every lemma the theorem needs).
+        #[arg(long = "lemma", value_parser = clap::builder::PossibleValuesParser::new(retro_strategy::prove::PROVABLE))]
+        lemmas: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Play the strategy from a position against the database's best defence.
     Play {
         /// A KRK position (White king and rook against the black king) in FEN, up to 16x16.
@@ -639,6 +665,14 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 broken,
                 json,
             } => strategy::lemmas(board, &broken, json),
+            StrategyCommand::Prove {
+                solver,
+                out,
+                broken,
+                whole_board,
+                lemmas,
+                json,
+            } => prove::prove(solver, &out, &broken, &lemmas, whole_board, json),
             StrategyCommand::Play { fen, dir, quiet } => strategy::play(&fen, dir, quiet),
         },
         Command::Table1 {

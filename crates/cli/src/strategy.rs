@@ -76,7 +76,7 @@ pub enum Broken {
     SmallBoardsLiteral,
 }
 
-fn strategy_with(broken: &[Broken]) -> Strategy {
+pub fn strategy_with(broken: &[Broken]) -> Strategy {
     let mut b = Breakage::default();
     for x in broken {
         match x {

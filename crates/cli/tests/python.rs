@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{all_output, retro};
+use common::{all_output, apt_install, retro};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -46,17 +46,7 @@ fn python() -> PathBuf {
             .is_ok_and(|o| o.status.success())
     };
     if !works("python3") {
-        let apt = |args: &[&str]| {
-            Command::new("apt-get")
-                .args(args)
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        if !apt(&["install", "-y", "python3", "python3-venv", "python3-pip"]) {
-            apt(&["update"]);
-            apt(&["install", "-y", "python3", "python3-venv", "python3-pip"]);
-        }
+        apt_install(&["python3", "python3-venv", "python3-pip"]);
         assert!(
             works("python3"),
             "Python 3.9 or later with venv is needed: `apt-get install python3-venv` failed"

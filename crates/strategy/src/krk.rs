@@ -7,6 +7,8 @@
 //! boards from 4×4 to 8×8 with `retro-rules`. Boards up to 64×64 are allowed here (the natural
 //! model stops at 16×16), as the strategy is proved for every n up to 32.
 
+pub use crate::conditions::KING_STEPS;
+use crate::conditions::{Moves, Placement, Square, Step, Visit};
 use std::fmt;
 
 /// The largest board side.
@@ -96,30 +98,14 @@ pub struct Krk {
     pub white_to_move: bool,
 }
 
-/// The eight king steps, in the fixed order the strategy function tries them:
-/// N, NE, E, SE, S, SW, W, NW.
-pub const KING_STEPS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 1),
-    (1, 0),
-    (1, -1),
-    (0, -1),
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-];
-
 impl Krk {
-    fn on_board(&self, x: i16, y: i16) -> Option<Sq> {
-        let n = i16::from(self.n);
+    fn on_board(&self, x: i64, y: i64) -> Option<Sq> {
+        let n = i64::from(self.n);
         (x >= 0 && y >= 0 && x < n && y < n).then(|| Sq::new(x as u8, y as u8))
     }
 
-    fn step(&self, s: Sq, (dx, dy): (i8, i8)) -> Option<Sq> {
-        self.on_board(
-            i16::from(s.x) + i16::from(dx),
-            i16::from(s.y) + i16::from(dy),
-        )
+    fn step(&self, s: Sq, (dx, dy): (i64, i64)) -> Option<Sq> {
+        self.on_board(i64::from(s.x) + dx, i64::from(s.y) + dy)
     }
 
     /// Whether the rook on `wr` attacks `target` along its file or rank, with the white king as
@@ -369,6 +355,63 @@ impl Krk {
             " b - - 0 1"
         });
         text
+    }
+}
+
+impl Krk {
+    /// The men as numbers for [`crate::conditions`] (the rook must be on the board).
+    pub fn placement(&self) -> Placement<i64> {
+        let sq = |s: Sq| Square::new(i64::from(s.x), i64::from(s.y));
+        Placement {
+            n: i64::from(self.n),
+            wk: sq(self.wk),
+            wr: sq(self.wr.expect("the rook is on the board")),
+            bk: sq(self.bk),
+        }
+    }
+
+    /// The position of `p` with `white_to_move`.
+    pub fn from_placement(p: &Placement<i64>, white_to_move: bool) -> Krk {
+        let sq = |s: &Square<i64>| Sq::new(s.x as u8, s.y as u8);
+        Krk {
+            n: p.n as u8,
+            wk: sq(&p.wk),
+            wr: Some(sq(&p.wr)),
+            bk: sq(&p.bk),
+            white_to_move,
+        }
+    }
+}
+
+impl Move {
+    /// The move as numbers for [`crate::conditions`] (a White move).
+    pub fn step(&self) -> Step<i64> {
+        let sq = |s: Sq| Square::new(i64::from(s.x), i64::from(s.y));
+        Step {
+            rook: self.mover == Mover::Rook,
+            from: sq(self.from),
+            to: sq(self.to),
+        }
+    }
+}
+
+/// [`Moves`] on numbers: every legal White move, tried in order until one satisfies.
+pub struct EveryMove;
+
+impl Moves<i64> for EveryMove {
+    fn some_white_move(
+        &mut self,
+        p: &Placement<i64>,
+        _positive: bool,
+        _kind: crate::strategy::Kind,
+        f: &mut Visit<'_, Self, i64>,
+    ) -> bool {
+        let position = Krk::from_placement(p, true);
+        let mut found = false;
+        position.for_each_white_move(|mv, after| {
+            found = found || f(&mut EveryMove, &mv.step(), &after.placement());
+        });
+        found
     }
 }
 

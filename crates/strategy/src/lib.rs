@@ -4,7 +4,10 @@
 //! Maliković define it (*Computer-Assisted Proving of Combinatorial Conjectures Over Finite
 //! Domains*, sections 2.2.1 and 5.3.1), on n×n boards: the positions and moves of KRK
 //! ([`krk`]), the auxiliary notions ([`notions`]), the strategy as a relation and as a function
-//! ([`strategy`]), its retrograde verification ([`retro`]) and its lemmas ([`lemmas`]).
+//! ([`strategy`]), its retrograde verification ([`retro`]), its lemmas ([`lemmas`]) and their
+//! proof for every board size ([`prove`]). The notions and conditions are written once
+//! ([`conditions`], over [`lia`]): the exhaustive checks evaluate them, the proof hands the same
+//! formulas to SMT solvers.
 //!
 //! Owns: everything about this one strategy. Must never: disagree with the natural model on
 //! KRK positions (tested exhaustively on small boards).
@@ -23,9 +26,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod conditions;
 pub mod krk;
 pub mod lemmas;
+pub mod lia;
 pub mod notions;
+pub mod prove;
 pub mod retro;
 pub mod strategy;
 

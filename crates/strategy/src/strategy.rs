@@ -19,11 +19,9 @@
 //! longest game is the paper's 65 plies; the function, which always plays the maximal Squeeze,
 //! needs at most 63.
 
-use crate::krk::{chebyshev, inverse, manhattan, transform, Krk, Move, Mover};
-use crate::notions::{
-    critical_square, edges, kings_on_same_edge, l_pattern, rook_divides, rook_exposed, room,
-    towards_black_kings_edge,
-};
+use crate::conditions;
+use crate::krk::{inverse, manhattan, transform, EveryMove, Krk, Move};
+use crate::notions::room;
 use std::fmt;
 
 /// The kinds of strategy move, in priority order.
@@ -133,185 +131,20 @@ pub struct Choice {
     pub after: Krk,
 }
 
-/// "(iii) it is not stalemate."
-fn not_stalemate(after: &Krk) -> bool {
-    !after.is_stalemate()
-}
-
-/// ImmediateMate: "If there is a mating move, play it."
-pub fn immediate_mate(after: &Krk) -> bool {
-    after.black_in_check() && !after.black_can_move()
-}
-
-/// White to move can mate at once.
-fn has_mate_in_one(p: &Krk) -> bool {
-    let mut found = false;
-    p.for_each_white_move(|_, after| found = found || immediate_mate(&after));
-    found
-}
-
-/// ReadyToMate: "there is a move that leads to mate in the next move": Black has a move, and
-/// after each of them White can mate at once. (A reply off every edge can never be mated in
-/// KRK — the rook alone must cover a king's whole escape line — so such moves are rejected
-/// without searching.)
-pub fn ready_to_mate(after: &Krk) -> bool {
-    let n = after.n;
-    let mut replies = 0;
-    let on_edges = after.for_each_black_move(|_, q| {
-        replies += 1;
-        edges(n, q.bk) != 0 && q.wr.is_some()
-    });
-    on_edges && replies > 0 && after.for_each_black_move(|_, q| has_mate_in_one(&q))
-}
-
-/// "(iii) if the room is less than or equal to 3, then the following holds: the white king is
-/// not on an edge and if its Chebyshev distance from the rook is 1, then it does not make a move
-/// towards the black king's edge."
-///
-/// Three readings are fixed here; each is the one that reproduces the paper's 8×8 counts
-/// (ApproachDiag 12,160, ApproachNonDiag 4,020, KeepRoomDiag 3,160, KeepRoomNonDiag 184):
-/// - "the white king is not on an edge" becomes "the two kings are not on a same edge", as
-///   section 5.3.1 reformulates it for n×n boards (on 8×8 both give the same counts);
-/// - "its Chebyshev distance from the rook is 1" is the king's distance *before* the move
-///   (measured after the move, 64 ApproachDiag positions are lost);
-/// - a black king in a corner is not "on an edge" here ([`towards_black_kings_edge`] is false).
-fn small_room_condition(before: &Krk, mv: &Move, after: &Krk) -> bool {
-    if room(after) > 3 {
-        return true;
-    }
-    let wr = after.wr.expect("king moves keep the rook");
-    let near_rook = chebyshev(mv.from, wr) == 1;
-    let towards_edge_beside_rook = near_rook && towards_black_kings_edge(before, mv);
-    !(kings_on_same_edge(after) || towards_edge_beside_rook)
-}
-
-/// Whether a RookHome move puts the rook on a line that can divide the kings: not a file when
-/// the kings share a file (the rook moved along its rank), nor a rank when they share a rank.
-fn can_divide(p: &Krk, mv: &Move) -> bool {
-    let along_rank = mv.from.y == mv.to.y;
-    let kings_share_file = p.wk.x == p.bk.x;
-    let kings_share_rank = p.wk.y == p.bk.y;
-    if along_rank {
-        !kings_share_file
-    } else {
-        !kings_share_rank
-    }
-}
-
 impl Strategy {
-    /// Squeeze: "make a move (by the rook) that reduces the room and in the reached position it
-    /// holds that: (i) the rook is not exposed, (ii) the rook divides the kings and (iii) it is
-    /// not stalemate."
-    pub fn squeeze(&self, before: &Krk, mv: &Move, after: &Krk) -> bool {
-        mv.mover == Mover::Rook
-            && room(after) < room(before)
-            && (self.broken.squeeze_may_expose_rook || !rook_exposed(after))
-            && rook_divides(after)
-            && not_stalemate(after)
-    }
-
-    /// Approach: "move the king so the Manhattan distance between the king and the critical
-    /// square is decreased; in the reached position … (i) the rook is not exposed, (ii) the rook
-    /// divides the kings or there is a L-pattern, (iii) if the room is less than or equal to 3
-    /// … and (iv) it is not stalemate."
-    pub fn approach(&self, before: &Krk, mv: &Move, after: &Krk) -> bool {
-        let Some(critical) = critical_square(before) else {
-            return false;
-        };
-        mv.mover == Mover::King
-            && manhattan(mv.to, critical) < manhattan(mv.from, critical)
-            && !rook_exposed(after)
-            && (self.broken.approach_may_undivide || rook_divides(after) || l_pattern(after))
-            && small_room_condition(before, mv, after)
-            && not_stalemate(after)
-    }
-
-    /// KeepRoom: "move the king if that does not increase the Chebyshev distance from the rook;
-    /// in the reached position … (i) the rook is not exposed and divides the kings, and (ii) if
-    /// the room is less than or equal to 3 … and (iii) it is not stalemate."
-    pub fn keep_room(&self, before: &Krk, mv: &Move, after: &Krk) -> bool {
-        let Some(wr) = before.wr else { return false };
-        mv.mover == Mover::King
-            && chebyshev(mv.to, wr) <= chebyshev(mv.from, wr)
-            && !rook_exposed(after)
-            && rook_divides(after)
-            && small_room_condition(before, mv, after)
-            && not_stalemate(after)
-    }
-
-    /// RookHome: "move the rook to be horizontally or vertically adjacent to the white king; in
-    /// the reached position the following has to hold: (i) the rook is adjacent to the black
-    /// king only if it is guarded by the white king and (ii) it is not stalemate."
-    ///
-    /// The paper formalises "adjacent" as `KRK.divide_attempt` — "the white rook is in a file or
-    /// rank next to the white king" — with four candidate squares (5.3.1): the rook moves along
-    /// its rank into the file next to the white king, or along its file into the rank next to
-    /// it, on the black king's side; when the kings share that file (rank), on either side.
-    /// This reading gives the paper's 32,520 RookHome and 432 RookSafe positions on 8×8.
-    /// When the kings share a file (rank), a move into the file (rank) next to the white king
-    /// cannot divide them; such moves are allowed only when no other RookHome move is (see
-    /// [`Strategy::relation`]). They are needed: without them 1,040 positions on 8×8 fall to
-    /// RookSafe, against the paper's count.
-    pub fn rook_home(&self, _before: &Krk, mv: &Move, after: &Krk) -> bool {
-        let (wk, bk, to) = (after.wk, after.bk, mv.to);
-        let next_to_king = |king: u8, black: u8, r: u8| match black.cmp(&king) {
-            std::cmp::Ordering::Greater => r == king + 1,
-            std::cmp::Ordering::Less => r + 1 == king,
-            std::cmp::Ordering::Equal => r.abs_diff(king) == 1,
-        };
-        let divide_attempt = (mv.from.y == to.y && next_to_king(wk.x, bk.x, to.x))
-            || (mv.from.x == to.x && next_to_king(wk.y, bk.y, to.y));
-        let guarded_if_attacked = chebyshev(to, bk) > 1 || chebyshev(to, wk) == 1;
-        mv.mover == Mover::Rook && divide_attempt && guarded_if_attacked && not_stalemate(after)
-    }
-
-    /// RookSafe: "move the rook to some edge (other than the edge it is possibly is on); in the
-    /// reached position … (i) either both kings are next to the rook or the Chebyshev distance
-    /// between the rook and the black king is greater than 2, and (ii) it is not stalemate."
-    pub fn rook_safe(&self, _before: &Krk, mv: &Move, after: &Krk) -> bool {
-        let n = after.n;
-        mv.mover == Mover::Rook
-            && edges(n, mv.to) & !edges(n, mv.from) != 0
-            && ((chebyshev(mv.to, after.wk) == 1 && chebyshev(mv.to, after.bk) == 1)
-                || chebyshev(mv.to, after.bk) > 2)
-            && not_stalemate(after)
-    }
-
-    /// RookSafeSmallBoards (5.3.1): "move the rook to an edge where the white king is (if not
-    /// already on that edge); in the reached position, the Chebyshev distance between the white
-    /// rook and the white king has to be 2."
-    ///
-    /// Read literally (distance to the *white* king), no move applies in `3K/4/1k2/R3 w` on 4×4
-    /// and `5/3R1/2k2/5/K4 w` on 5×5 (`tests/figures.rs` shows it). The distance that makes the
-    /// strategy complete is the one RookSafe (i) forbids — to the *black* king — which is what
-    /// the paper's footnote to RookSafe motivates; we use it.
-    pub fn rook_safe_small_boards(&self, _before: &Krk, mv: &Move, after: &Krk) -> bool {
-        let n = after.n;
-        let distance = if self.broken.small_boards_literal {
-            chebyshev(mv.to, after.wk)
-        } else {
-            chebyshev(mv.to, after.bk)
-        };
-        mv.mover == Mover::Rook
-            && edges(n, after.wk) & edges(n, mv.to) & !edges(n, mv.from) != 0
-            && distance == 2
-    }
-
     /// Whether `mv` (from `before` to `after`) satisfies the condition of `kind`, ignoring the
-    /// priority of kinds and Diag/NonDiag preference.
+    /// priority of kinds: [`conditions::kind_condition`] on numbers, the very formulas the proof
+    /// for every n hands to the solvers.
     pub fn satisfies(&self, kind: Kind, before: &Krk, mv: &Move, after: &Krk) -> bool {
-        match kind {
-            Kind::ImmediateMate => immediate_mate(after),
-            Kind::ReadyToMate => ready_to_mate(after),
-            Kind::Squeeze => self.squeeze(before, mv, after),
-            Kind::ApproachDiag => mv.is_diagonal() && self.approach(before, mv, after),
-            Kind::ApproachNonDiag => !mv.is_diagonal() && self.approach(before, mv, after),
-            Kind::KeepRoomDiag => mv.is_diagonal() && self.keep_room(before, mv, after),
-            Kind::KeepRoomNonDiag => !mv.is_diagonal() && self.keep_room(before, mv, after),
-            Kind::RookHome => self.rook_home(before, mv, after),
-            Kind::RookSafe => self.rook_safe(before, mv, after),
-            Kind::RookSafeSmallBoards => self.rook_safe_small_boards(before, mv, after),
-        }
+        conditions::kind_condition(
+            &mut EveryMove,
+            &self.broken,
+            kind,
+            &before.placement(),
+            &mv.step(),
+            &after.placement(),
+            true,
+        )
     }
 
     /// The relation: the kind of the position (the first whose condition some move meets, with
@@ -323,12 +156,7 @@ impl Strategy {
         if !p.white_to_move || p.wr.is_none() {
             return None;
         }
-        let near_edge = p.bk.x <= 1 || p.bk.y <= 1 || p.bk.x + 2 >= p.n || p.bk.y + 2 >= p.n;
         for kind in Kind::ALL {
-            // A ReadyToMate move leaves the black king where it is; it must reach an edge next.
-            if kind == Kind::ReadyToMate && !near_edge {
-                continue;
-            }
             let mut chosen: Vec<Choice> = moves
                 .iter()
                 .filter(|(mv, after)| self.satisfies(kind, p, mv, after))
@@ -341,7 +169,7 @@ impl Strategy {
                 let keep: Vec<Choice> = chosen
                     .iter()
                     .copied()
-                    .filter(|c| can_divide(p, &c.mv))
+                    .filter(|c| conditions::can_divide(&p.placement(), &c.mv.step()))
                     .collect();
                 if !keep.is_empty() && !self.broken.rook_home_any_line {
                     chosen = keep;

@@ -6,6 +6,24 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// Installs Debian `packages` with apt-get (as root, as CI runs), refreshing the package lists
+/// if the first try fails; whether it succeeded.
+pub fn apt_install(packages: &[&str]) -> bool {
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let install = |_: ()| {
+        let mut args = vec!["install", "-y"];
+        args.extend_from_slice(packages);
+        apt(&args)
+    };
+    install(()) || (apt(&["update"]) && install(()))
+}
+
 /// Runs the `retro` binary built for these tests with `args`.
 pub fn retro(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_retro"))
