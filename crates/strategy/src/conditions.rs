@@ -358,10 +358,12 @@ pub fn near_edge<I: Num>(p: &Placement<I>) -> I::B {
 
 /// "(iii) if the room is less than or equal to 3, then … the white king is not on an edge and
 /// if its Chebyshev distance from the rook is 1, then it does not make a move towards the black
-/// king's edge." The readings fixed (each the one that reproduces the paper's 8×8 counts):
-/// "the white king is not on an edge" is "the two kings are not on a same edge" (5.3.1); the
-/// distance to the rook is the king's *before* the move; a black king in a corner is not "on
-/// an edge".
+/// king's edge." The readings fixed are each the one that reproduces the paper's 8×8 counts
+/// (ApproachDiag 12,160, ApproachNonDiag 4,020, KeepRoomDiag 3,160, KeepRoomNonDiag 184): "the
+/// white king is not on an edge" is "the two kings are not on a same edge", as 5.3.1
+/// reformulates it for n×n boards (on 8×8 both give the same counts); the distance to the rook
+/// is the king's *before* the move (measured after it, 64 ApproachDiag positions are lost); a
+/// black king in a corner is not "on an edge".
 fn small_room_condition<I: Num>(
     before: &Placement<I>,
     step: &Step<I>,
@@ -426,7 +428,11 @@ pub fn keep_room<I: Num>(before: &Placement<I>, step: &Step<I>, after: &Placemen
 /// white king and (ii) it is not stalemate." "Adjacent" is the paper's `KRK.divide_attempt`
 /// (5.3.1): the rook moves along its rank into the file next to the white king, or along its
 /// file into the rank next to it, on the black king's side — either side when the kings share
-/// that file (rank).
+/// that file (rank). This reading gives the paper's 32,520 RookHome and 432 RookSafe positions
+/// on 8×8. A move onto a line that cannot divide the kings ([`can_divide`]) is allowed only
+/// when no other RookHome move is ([`allowed`]); without such moves 1,040 positions on 8×8
+/// fall to RookSafe, against the paper's count, and without the preference the rook can
+/// shuttle across the kings' file for ever.
 pub fn rook_home<I: Num>(step: &Step<I>, after: &Placement<I>) -> I::B {
     let (wk, bk, to) = (&after.wk, &after.bk, &step.to);
     let next_to_king = |king: &I, black: &I, r: &I| {
