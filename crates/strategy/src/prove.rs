@@ -678,21 +678,21 @@ pub fn solve(solver: Solver, text: &str) -> Result<(Answer, f64), ProveError> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| ProveError::Missing(solver.program(), e.to_string()))?;
-    {
-        let mut input = child.stdin.take().expect("piped");
-        input
-            .write_all(text.as_bytes())
-            .map_err(|e| ProveError::Unexpected(solver.program(), e.to_string()))?;
-    }
+    // The query is written from a thread of its own, so that a solver answering (or
+    // complaining) before it has read everything cannot block both sides.
+    let mut input = child.stdin.take().expect("piped");
+    let owned = text.to_string();
+    let writer = std::thread::spawn(move || input.write_all(owned.as_bytes()));
     let out = child
         .wait_with_output()
         .map_err(|e| ProveError::Unexpected(solver.program(), e.to_string()))?;
+    let written = writer.join().expect("the writer does not panic");
     let seconds = start.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let mut lines = stdout.lines();
     match lines.next().map(str::trim) {
-        Some("unsat") => Ok((Answer::Proved, seconds)),
-        Some("sat") => {
+        Some("unsat") if written.is_ok() => Ok((Answer::Proved, seconds)),
+        Some("sat") if written.is_ok() => {
             let rest: Vec<&str> = lines.collect();
             Ok((
                 Answer::Counterexample(parse_model(&rest.join(" "))),
