@@ -347,6 +347,17 @@ impl Plays {
         }
     }
 
+    /// `count` full moves from `p`: White's of one of `kinds`, Black's keeping the rook on the
+    /// board; the position reached.
+    fn full_moves(&mut self, p: &Placement<Term>, count: usize, kinds: &[Kind]) -> Placement<Term> {
+        let mut p = p.clone();
+        for _ in 0..count {
+            let (_, after) = self.white(&p, kinds);
+            p = self.black(&after, false);
+        }
+        p
+    }
+
     /// A position's kind is one of `kinds`: some move of such a kind is allowed.
     fn kind_among(&mut self, p: &Placement<Term>, kinds: &[Kind]) {
         let _ = self.white(p, kinds);
@@ -470,15 +481,13 @@ pub fn query(strategy: &Strategy, lemma: &str, boards: &Boards) -> Option<Query>
         }
         "rook_safe_first" => {
             let p = q.start();
-            let (_, after) = q.white(&p, &ALL_KINDS);
-            let next = q.black(&after, false);
+            let next = q.full_moves(&p, 1, &ALL_KINDS);
             q.kind_among(&next, &[Kind::RookSafe, Kind::RookSafeSmallBoards]);
             ("rook_safe_first", "RookSafe is played only as a first move")
         }
         "rook_home_after_home_or_safe" => {
             let p = q.start();
-            let (_, after) = q.white(&p, &ALL_KINDS[..7]);
-            let next = q.black(&after, false);
+            let next = q.full_moves(&p, 1, &ALL_KINDS[..7]);
             q.kind_among(&next, &[Kind::RookHome]);
             (
                 "rook_home_after_home_or_safe",
@@ -486,11 +495,8 @@ pub fn query(strategy: &Strategy, lemma: &str, boards: &Boards) -> Option<Query>
             )
         }
         "rook_home_not_thrice" => {
-            let mut p = q.start();
-            for _ in 0..2 {
-                let (_, after) = q.white(&p, &[Kind::RookHome]);
-                p = q.black(&after, false);
-            }
+            let start = q.start();
+            let p = q.full_moves(&start, 2, &[Kind::RookHome]);
             q.kind_among(&p, &[Kind::RookHome]);
             (
                 "rook_home_not_thrice",
@@ -498,11 +504,8 @@ pub fn query(strategy: &Strategy, lemma: &str, boards: &Boards) -> Option<Query>
             )
         }
         "rook_moves_early" => {
-            let mut p = q.start();
-            for _ in 0..3 {
-                let (_, after) = q.white(&p, &ALL_KINDS);
-                p = q.black(&after, false);
-            }
+            let start = q.start();
+            let p = q.full_moves(&start, 3, &ALL_KINDS);
             q.kind_among(
                 &p,
                 &[Kind::RookHome, Kind::RookSafe, Kind::RookSafeSmallBoards],
@@ -517,11 +520,7 @@ pub fn query(strategy: &Strategy, lemma: &str, boards: &Boards) -> Option<Query>
             q.moves.unasserted = vec![Kind::ImmediateMate, Kind::ReadyToMate];
             let start = q.start();
             q.constraints.push(room(&start).gt(&Term::lit(3)));
-            let mut p = start.clone();
-            for _ in 0..3 {
-                let (_, after) = q.white(&p, &BASIC);
-                p = q.black(&after, false);
-            }
+            let p = q.full_moves(&start, 3, &BASIC);
             q.constraints.push(!measure_falls(&start, &p));
             (
                 "progress",
@@ -530,13 +529,9 @@ pub fn query(strategy: &Strategy, lemma: &str, boards: &Boards) -> Option<Query>
         }
         "finish" => {
             let before = q.start();
-            let (_, after) = q.white(&before, &ALL_KINDS);
-            let mut p = q.black(&after, false);
-            q.constraints.push(room(&p).le(&Term::lit(3)));
-            for _ in 0..crate::lemmas::FINISH_MOVES {
-                let (_, after) = q.white(&p, &BASIC);
-                p = q.black(&after, false);
-            }
+            let reached = q.full_moves(&before, 1, &ALL_KINDS);
+            q.constraints.push(room(&reached).le(&Term::lit(3)));
+            let p = q.full_moves(&reached, crate::lemmas::FINISH_MOVES, &BASIC);
             q.no_move_of(&p, Kind::ImmediateMate);
             q.no_move_of(&p, Kind::ReadyToMate);
             (

@@ -156,11 +156,28 @@ impl Strategy {
         if !p.white_to_move || p.wr.is_none() {
             return None;
         }
+        // Each move as the conditions read it, once for all kinds.
+        let before = p.placement();
+        let read: Vec<_> = moves
+            .iter()
+            .map(|(mv, after)| (mv.step(), after.placement()))
+            .collect();
         for kind in Kind::ALL {
             let mut chosen: Vec<Choice> = moves
                 .iter()
-                .filter(|(mv, after)| self.satisfies(kind, p, mv, after))
-                .map(|&(mv, after)| Choice { kind, mv, after })
+                .zip(&read)
+                .filter(|(_, (step, after))| {
+                    conditions::kind_condition(
+                        &mut EveryMove,
+                        &self.broken,
+                        kind,
+                        &before,
+                        step,
+                        after,
+                        true,
+                    )
+                })
+                .map(|(&(mv, after), _)| Choice { kind, mv, after })
                 .collect();
             if kind == Kind::RookHome {
                 // Into a line that cannot divide the kings only when nothing else will do:
@@ -169,7 +186,7 @@ impl Strategy {
                 let keep: Vec<Choice> = chosen
                     .iter()
                     .copied()
-                    .filter(|c| conditions::can_divide(&p.placement(), &c.mv.step()))
+                    .filter(|c| conditions::can_divide(&before, &c.mv.step()))
                     .collect();
                 if !keep.is_empty() && !self.broken.rook_home_any_line {
                     chosen = keep;
