@@ -6,8 +6,8 @@
 //! from their layouts).
 //!
 //! The fast core's figure is the sum of what it holds for the whole build: a byte per written
-//! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a slot and
-//! side, up to [`fast::MAX_HINTED_SLOTS`]), the code sets of its chunks, the en-passant
+//! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a written slot
+//! and side, two above [`fast::MAX_SEPARATE_WIN_HINTS`] slots), the code sets of its chunks, the en-passant
 //! positions, and the smaller tables its exits read, one byte a slot for each side loaded.
 //! The reference core holds two bytes an entry and side for the states and as many again for
 //! the body it encodes. Both add a fixed allowance for the program itself. Measured peaks
@@ -61,8 +61,15 @@ fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     let men = material.men();
     let ep = EpLayout::new(geo, &layout, &men);
     let mut bytes = 2 * layout.slots_written();
-    if size <= fast::MAX_HINTED_SLOTS && ep.is_none() {
-        bytes += 2 * 3 * size.div_ceil(8) + 2 * (size / layout.square_count()).div_ceil(8);
+    if ep.is_none() {
+        // Words of no position are never written: the hints take pages where the codes do.
+        let sets = if size <= fast::MAX_SEPARATE_WIN_HINTS {
+            3
+        } else {
+            2
+        };
+        bytes += 2 * sets * layout.slots_written().div_ceil(8)
+            + 2 * (size / layout.square_count()).div_ceil(8);
     }
     bytes += 2 * size.div_ceil(4096) * 32;
     if let Some(ep) = &ep {
@@ -114,7 +121,7 @@ mod tests {
     }
 
     /// The figures order the tables as their sizes do, and a six-man table on 8×8 fits the
-    /// 20 GiB the fast core is held to, with no hints.
+    /// 20 GiB the fast core is held to, with two sets of hints a side.
     #[test]
     fn figures_follow_the_layouts() {
         let krbkr = need("KRBvKR");
@@ -124,7 +131,7 @@ mod tests {
         assert!(krbkr.bytes < 2 * slots + 6 * slots / 8 + (160 << 20));
         let six = need("KQRvKQR");
         assert_eq!(six.core, CoreKind::Fast);
-        assert!(six.bytes > 2 * 462 * 64u64.pow(4));
+        assert!(six.bytes > 2 * 462 * 64u64.pow(4) + 4 * 462 * 64u64.pow(4) / 8);
         assert!(six.bytes < 20 << 30, "{}", gib(six.bytes));
         let reference = memory_needed(
             &Geometry::new(Board::STANDARD),

@@ -397,9 +397,9 @@ fn fast_core_equals_reference_core_with_pawn_slices() {
 
 #[test]
 fn fast_core_without_hints_equals_reference_core() {
-    // A table too large for hints (a six-man one) makes the same passes, reading every parent's
-    // byte: whole tables that go a run at a time and sliced ones, with identical men, checked
-    // as the hinted ones are.
+    // A table without hints makes the same passes, reading every parent's byte: whole tables
+    // that go a run at a time and sliced ones, with identical men, checked as the hinted ones
+    // are.
     let tuning = fast::Tuning {
         no_hints: true,
         ..fast::Tuning::default()
@@ -409,13 +409,13 @@ fn fast_core_without_hints_equals_reference_core() {
     cores_agree_tuned((4, 5), &["KBPvK", "KPPvKN"], tuning);
 }
 
-/// Six men, as on 8×8 (no hints, so the passes read every parent's byte and count moves):
-/// every kind of piece, identical men on either side — two groups of them at once, whose
-/// un-moves that fold must put the other group in order again — and a pawn.
+/// Six men, as on 8×8 (the even passes' hints folded into the ways out's set): every kind of
+/// piece, identical men on either side — two groups of them at once, whose un-moves that fold
+/// must put the other group in order again — and a pawn (solved in slices).
 #[test]
 fn fast_core_equals_reference_core_with_six_men() {
     let tuning = fast::Tuning {
-        no_hints: true,
+        shared_win_hints: true,
         ..fast::Tuning::default()
     };
     cores_agree_tuned(
@@ -427,12 +427,12 @@ fn fast_core_equals_reference_core_with_six_men() {
     cores_agree((4, 4), &["KBBNvK"]);
 }
 
-/// The fast core against the reference core, its odd passes counting moves or not
-/// ([`fast::Tuning::count_moves`]), in the cases their losses are found in: odd and square
-/// boards, whose kings may share the diagonal (a king's move into a position of two slots),
-/// pins and checks, identical men, pawns solved whole and slice by slice, and watch codes
-/// given up partway.
-fn run_cases_agree(count_moves: bool) {
+/// The fast core against the reference core, tuned as `base` but for the watch codes (its odd
+/// passes counting moves or not: [`fast::Tuning::count_moves`]), in the cases their losses
+/// are found in: odd and square boards, whose kings may share the diagonal (a king's move into
+/// a position of two slots), pins and checks, identical men, pawns solved whole and slice by
+/// slice, and watch codes given up partway.
+fn run_cases_agree(base: fast::Tuning) {
     [
         (
             (4, 4),
@@ -451,11 +451,7 @@ fn run_cases_agree(count_moves: bool) {
     ]
     .into_par_iter()
     .for_each(|(board, materials, watch_keys)| {
-        let tuning = fast::Tuning {
-            watch_keys,
-            count_moves,
-            ..fast::Tuning::default()
-        };
+        let tuning = fast::Tuning { watch_keys, ..base };
         cores_agree_tuned(board, materials, tuning);
     });
 }
@@ -465,7 +461,10 @@ fn fast_core_counting_moves_equals_reference_core() {
     // The odd passes count moves (as a table without hints does). Counting a king's move
     // into two slots once, a pinned man's moves off its line, or a sliding checker's line as
     // no answer to it makes it fail.
-    run_cases_agree(true);
+    run_cases_agree(fast::Tuning {
+        count_moves: true,
+        ..fast::Tuning::default()
+    });
 }
 
 #[test]
@@ -473,7 +472,18 @@ fn fast_core_finding_losses_by_ways_out_equals_reference_core() {
     // The odd passes find losses from the ways out of the runs their wins reach (the
     // default where hints are kept and no pawn moves). Taking a stalemate for a loss, or
     // missing the last man's own ways out, makes it fail.
-    run_cases_agree(false);
+    run_cases_agree(fast::Tuning::default());
+}
+
+#[test]
+fn fast_core_with_the_win_hints_shared_equals_reference_core() {
+    // The even passes test the ways out's set, as a six-man table on 8×8 does
+    // ([`fast::Tuning::shared_win_hints`]). Taking the lost slots out of it as their values
+    // become final (as `may_win` loses them) makes it fail: a move into a loss is a way out.
+    run_cases_agree(fast::Tuning {
+        shared_win_hints: true,
+        ..fast::Tuning::default()
+    });
 }
 
 #[test]
@@ -562,6 +572,7 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             rebase_span: None,
             whole: false,
             no_hints: false,
+            shared_win_hints: false,
             count_moves: false,
         };
         let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
@@ -611,12 +622,14 @@ fn rebased_depths_come_back_exact() {
         .into_par_iter()
         .for_each(|(span, watch)| {
             // Sliced tables among the promotions (KRPvKB) decline the rebases and are solved
-            // whole after all.
+            // whole after all. One tuning shares the even passes' hints with the ways out, as
+            // a six-man table deeper than a byte (KRNvKNN) does.
             let tuning = fast::Tuning {
                 watch_keys: watch,
                 rebase_span: Some(span),
                 whole: false,
                 no_hints: false,
+                shared_win_hints: span == 9,
                 count_moves: false,
             };
             cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);

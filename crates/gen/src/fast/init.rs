@@ -148,13 +148,19 @@ impl<const N: usize> Core<'_, N> {
                 if self.hinted {
                     // By side, the hints' words: may win, may lose; and where losses are
                     // found by ways out, the legal slots, none met as a win yet
-                    // ([`Core::not_won`]).
+                    // ([`Core::not_won`], which stands for `may_win` where that is folded
+                    // into it: it holds every slot that may win).
                     for (k, word) in bytes.chunks(64).enumerate() {
                         let [win, lose, legal] = hint_words.of(word);
                         let at = (first / 64) as usize + k;
                         // As for the codes: words of no position stay unwritten.
-                        if legal != 0 || self.may_win[x].word(at) != 0 {
-                            self.may_win[x].set_word(at, win);
+                        if legal != 0
+                            || self.may_lose[x].word(at) != 0
+                            || self.win_hints(x).word(at) != 0
+                        {
+                            if !self.shared_win_hints {
+                                self.may_win[x].set_word(at, win);
+                            }
                             self.may_lose[x].set_word(at, lose);
                             if self.search == LossSearch::WaysOut {
                                 self.not_won[x].set_word(at, legal);

@@ -47,11 +47,22 @@
 //! passed over unread, a whole parent run with one word. A hint never decides a slot: a set bit
 //! sends the pass to the byte as before, and bits are only ever cleared, so a clear lost to
 //! another thread's (plain stores) costs a read and nothing else. A table with en-passant
-//! positions goes a slot at a time and keeps no hints; nor does a table of more than
-//! [`MAX_HINTED_SLOTS`] slots a side (a six-man table on 8×8: its work table stays at one byte
-//! per slot and side), nor one built with [`Tuning::no_hints`]. The passes of such a table test
-//! none (`cells::EverySlot`). KRBvKR on 8×8 takes 2 × 167,772,160 bytes (320 MiB) for its work
-//! table and 80 MiB for its hints.
+//! positions goes a slot at a time and keeps no hints, nor does one built with
+//! [`Tuning::no_hints`]; the passes of such a table test none (`cells::EverySlot`). KRBvKR on
+//! 8×8 takes 2 × 167,772,160 bytes (320 MiB) for its work table and 80 MiB for its hints (a
+//! third set, `Core::not_won`, where losses are found by ways out: `ways_out`).
+//!
+//! A table of more than [`MAX_SEPARATE_WIN_HINTS`] slots a side (a six-man table on 8×8, whose
+//! sets no longer fit the cache: 0.97 GB each) that finds its losses by ways out keeps two sets
+//! a side rather than three, its `may_win` folded into `not_won`
+//! (`Core::shared_win_hints`): the even passes test `not_won`, which holds every slot `may_win`
+//! holds and the lost ones besides (a few bytes more read, each found lost and left), and a win
+//! an even pass stores leaves it at once rather than when the odd pass of its depth meets it —
+//! which is the same to the ways out, as no odd pass looks for them in between. The cost is
+//! small where both fit the cache (KQRvKQ: 7.7 s against 7.3 s of passes), and a six-man table
+//! on 8×8 keeps its 3.9 GB of hints within the 20 GiB a build is held to, where three sets
+//! would not fit; with them, KRBvKRN builds in 431 s rather than 668 s reading every parent's
+//! byte, KQRvKQR in 1,238 s rather than 1,728 s (`docs/performance.md`).
 //!
 //! # Why every slot is right
 //!
@@ -211,9 +222,12 @@ struct Core<'a, const N: usize> {
     may_win: [SlotHints; 2],
     /// By side to move, the slots an odd pass may still find lost: undecided, and able to lose.
     may_lose: [SlotHints; 2],
-    /// Whether the hints are kept (the passes go a run at a time, and the table is not too
-    /// large: [`MAX_HINTED_SLOTS`]); the init pass fills them.
+    /// Whether the hints are kept (the passes go a run at a time); the init pass fills them.
     hinted: bool,
+    /// Whether `may_win` is folded into `not_won` (a table of more than
+    /// [`MAX_SEPARATE_WIN_HINTS`] slots a side that finds its losses by ways out): the even
+    /// passes test `not_won`, a win they store leaves it at once, and `may_win` is empty.
+    shared_win_hints: bool,
     /// By side to move, where the odd passes find losses by ways out: the legal slots not
     /// met as wins by the passes so far, into which a move of the other side is a way out of
     /// a loss; the init pass fills it.
@@ -249,18 +263,22 @@ pub struct Tuning {
     pub rebase_span: Option<u32>,
     /// Solve a table whole even where its pawns make slices (see the module docs).
     pub whole: bool,
-    /// Keep no hints, as a table of more than [`MAX_HINTED_SLOTS`] slots a side does (see
-    /// the module docs).
+    /// Keep no hints, as a table with en-passant positions does (see the module docs).
     pub no_hints: bool,
+    /// Fold the even passes' hints into the ways out's set where losses are found by ways
+    /// out, as a table of more than [`MAX_SEPARATE_WIN_HINTS`] slots a side does (see the
+    /// module docs).
+    pub shared_win_hints: bool,
     /// Find the losses of the odd passes by counting moves, as a table without hints does,
     /// rather than from the ways out of the runs their wins reach (see the module docs).
     pub count_moves: bool,
 }
 
-/// The most slots a side that a table keeps hints for: two bits more per slot and side (a
-/// quarter more memory) for a five-man table on 8×8 (at most 1.8 × 10⁸ slots a side), but not
-/// for a six-man one (7.7 × 10⁹), whose work table is then one byte per slot and side.
-pub const MAX_HINTED_SLOTS: u64 = 1 << 31;
+/// The most slots a side for which a table keeps three hint sets a side, the even passes' own
+/// among them: three bits more per slot and side for a five-man table on 8×8 (at most
+/// 1.8 × 10⁸ slots a side); a six-man one (7.7 × 10⁹ written) keeps two, its even passes
+/// testing the ways out's set ([`Tuning::shared_win_hints`]).
+pub const MAX_SEPARATE_WIN_HINTS: u64 = 1 << 31;
 
 /// Builds the values of `material` on `geo`'s board, with `subs` the tables of
 /// [`exit_targets`] in that order, first with `tuning`'s watch codes, then, if the depths of
@@ -338,7 +356,8 @@ fn build_in(
         }),
         exits,
         subs,
-        hints: !tuning.no_hints && size <= MAX_HINTED_SLOTS,
+        hints: !tuning.no_hints,
+        shared_win_hints: tuning.shared_win_hints || size > MAX_SEPARATE_WIN_HINTS,
         ways_out: !tuning.count_moves,
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
@@ -397,6 +416,9 @@ struct Parts<'a> {
     subs: &'a [Subtable],
     /// Whether a table that goes a run at a time may keep hints ([`Tuning::no_hints`]).
     hints: bool,
+    /// Whether a table that finds its losses by ways out folds its even passes' hints into
+    /// the ways out's set ([`Tuning::shared_win_hints`]).
+    shared_win_hints: bool,
     /// Whether a table that keeps hints may find its losses from the ways out of the runs
     /// its wins reach ([`Tuning::count_moves`]).
     ways_out: bool,

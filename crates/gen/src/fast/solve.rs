@@ -44,6 +44,8 @@ struct Mode {
     sliced: bool,
     search: LossSearch,
     hinted: bool,
+    /// Whether `may_win` is folded into `not_won` ([`Core::shared_win_hints`]).
+    shared_win_hints: bool,
 }
 
 impl Mode {
@@ -66,6 +68,7 @@ impl Mode {
             sliced,
             search,
             hinted,
+            shared_win_hints: search == LossSearch::WaysOut && parts.shared_win_hints,
         }
     }
 }
@@ -210,9 +213,13 @@ impl<'a, const N: usize> Core<'a, N> {
             finished: codes,
             shared: parts,
             cells: [Cells::new(size), Cells::new(size)],
-            may_win: std::array::from_fn(|_| hints(size)),
+            may_win: std::array::from_fn(|_| match mode.shared_win_hints {
+                true => SlotHints::none(),
+                false => hints(size),
+            }),
             may_lose: std::array::from_fn(|_| hints(size)),
             hinted: mode.hinted,
+            shared_win_hints: mode.shared_win_hints,
             not_won: std::array::from_fn(|_| match by_ways_out {
                 true => SlotHints::new(size),
                 false => SlotHints::none(),

@@ -153,12 +153,24 @@ impl<const N: usize> Core<'_, N> {
     }
 
     /// Takes the slots `start + s`, `s` in `mask` (side `x` to move), whose values are final,
-    /// out of the hints.
+    /// out of the hints (`not_won`, which keeps the losses, is left to the callers).
     #[inline(always)]
     pub(super) fn settle_run(&self, x: usize, start: u64, mask: u64) {
         if self.hinted {
-            self.may_win[x].remove_run(start, mask);
+            if !self.shared_win_hints {
+                self.may_win[x].remove_run(start, mask);
+            }
             self.may_lose[x].remove_run(start, mask);
+        }
+    }
+
+    /// The slots an even pass may still win with side `x` to move: `may_win`, or where it is
+    /// folded into `not_won` ([`Core::shared_win_hints`]), `not_won`, which holds them all.
+    #[inline(always)]
+    pub(super) fn win_hints(&self, x: usize) -> &SlotHints {
+        match self.shared_win_hints {
+            true => &self.not_won[x],
+            false => &self.may_win[x],
         }
     }
 
@@ -175,12 +187,16 @@ impl<const N: usize> Core<'_, N> {
         Some(code)
     }
 
-    /// Stores `code`, a final value, in `slot` (side `x` to move): out of the hints, noted
-    /// in its chunk's code set, and followed by the slot's en-passant positions.
+    /// Stores `code`, a final value, in `slot` (side `x` to move): out of the hints (a win out
+    /// of `not_won` too, where the even passes test it), noted in its chunk's code set, and
+    /// followed by the slot's en-passant positions.
     #[inline(always)]
     pub(super) fn decide(&self, x: usize, slot: u64, code: u8) {
         self.cells[x].set(slot, code);
         self.settle(x, slot);
+        if self.shared_win_hints && self.codes.plies(code).is_some_and(|k| k % 2 == 1) {
+            self.not_won[x].remove_run(slot, 1);
+        }
         self.note(x, slot, code);
         self.follow_ep(x, slot, code);
     }

@@ -25,7 +25,7 @@ impl<const N: usize> Core<'_, N> {
         }
         let y = 1 - x;
         let code = self.codes.decided(plies);
-        self.for_each_parent_in(node, x, &self.may_win[y], |parent, _| {
+        self.for_each_parent_in(node, x, self.win_hints(y), |parent, _| {
             let old = self.cells[y].get(parent);
             // Undecided, or decided later (a win by capture stored ahead of its depth).
             if old != NONE && (self.codes.plies(old).is_none() || old > code) {
