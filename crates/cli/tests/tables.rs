@@ -469,12 +469,13 @@ fn batch_answers_every_line_as_probe_does() {
 fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
-    // KQRvKQR needs about 15 GiB (462 king pairs × 64⁴ slots, a byte each and side).
+    // KQRvKQR needs about 19 GiB: 462 king pairs × 64⁴ slots, a byte each and side (14.4
+    // GiB) and two bits of hints (3.6 GiB), its five-man tables and the chunks' code sets.
     let out = retro(&["gen", "KQRvKQR", "--dir", path, "--mem", "8G", "--quiet"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr_text(&out));
     let err = stderr_text(&out);
     assert!(
-        err.contains("building KQRvKQR needs about 15.") && err.contains("8.0 GiB"),
+        err.contains("building KQRvKQR needs about 19.") && err.contains("8.0 GiB"),
         "{err}"
     );
     // Six men with pawns: the White king on half the board and every square for a pawn; the

@@ -6,9 +6,10 @@
 //! from their layouts).
 //!
 //! The fast core's figure is the sum of what it holds for the whole build: a byte per written
-//! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a written slot
-//! and side, two above [`fast::MAX_SEPARATE_WIN_HINTS`] slots), the code sets of its chunks, the en-passant
-//! positions, and the smaller tables its exits read, one byte a slot for each side loaded.
+//! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a written
+//! slot and side, two above [`fast::MAX_SEPARATE_WIN_HINTS`] slots), the code sets of its
+//! chunks, the en-passant positions, and the smaller tables its exits read, one byte a slot for
+//! each side loaded.
 //! The reference core holds two bytes an entry and side for the states and as many again for
 //! the body it encodes. Both add a fixed allowance for the program itself. Measured peaks
 //! (resident set) are within a few percent below the figure: see `docs/performance.md`.
