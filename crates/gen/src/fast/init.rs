@@ -154,10 +154,7 @@ impl<const N: usize> Core<'_, N> {
                         let [win, lose, legal] = hint_words.of(word);
                         let at = (first / 64) as usize + k;
                         // As for the codes: words of no position stay unwritten.
-                        if legal != 0
-                            || self.may_lose[x].word(at) != 0
-                            || self.win_hints(x).word(at) != 0
-                        {
+                        if legal != 0 || self.win_hints(x).word(at) != 0 {
                             if !self.shared_win_hints {
                                 self.may_win[x].set_word(at, win);
                             }
