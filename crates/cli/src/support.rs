@@ -19,12 +19,44 @@ pub fn tables_dir(dir: Option<PathBuf>) -> PathBuf {
 }
 
 /// Progress bars for building, one per material and phase, hidden with `--quiet`; a line per
-/// table either way.
+/// table either way. During the retrograde passes the bar shows the depth reached, and its
+/// length is the positions expected to be decided ([`positions_left`]), so that its estimate
+/// of the time left follows the passes still to come rather than the draws, which no pass
+/// decides.
 pub struct Bars {
     quiet: bool,
     lines_to_stderr: bool,
     multi: MultiProgress,
-    current: Mutex<Option<ProgressBar>>,
+    current: Mutex<Option<Current>>,
+}
+
+/// The bar of the phase under way: its work (for the passes, the legal positions), and the
+/// positions each pass so far decided.
+struct Current {
+    bar: ProgressBar,
+    work: u64,
+    found: Vec<u64>,
+}
+
+/// The positions the passes still to come will decide, estimated from those each pass so far
+/// decided (`found[d]` by the pass of depth `d`), and at most `undecided`. Where the last two
+/// passes decided fewer than the two before them, the counts are taken to keep falling at that
+/// rate `r` every two plies, and what is left is the sum of that geometric tail,
+/// `(f[d] + f[d−1]) × r / (1 − r)`; while they grow, every undecided position may still be
+/// decided.
+pub fn positions_left(found: &[u64], undecided: u64) -> u64 {
+    let d = found.len();
+    if d < 4 {
+        return undecided;
+    }
+    let last = found[d - 1] + found[d - 2];
+    let before = found[d - 3] + found[d - 4];
+    if before == 0 || last >= before {
+        return undecided;
+    }
+    let r = last as f64 / before as f64;
+    let tail = last as f64 * r / (1.0 - r);
+    (tail.ceil() as u64).min(undecided)
 }
 
 impl Bars {
@@ -56,30 +88,47 @@ impl Observer for Bars {
         );
         bar.set_prefix(subject.to_string());
         bar.set_message(phase.name());
+        let current = Current {
+            bar,
+            work,
+            found: Vec::new(),
+        };
         if let Some(old) = self
             .current
             .lock()
             .expect("no panics while locked")
-            .replace(bar)
+            .replace(current)
         {
-            old.finish_and_clear();
+            old.bar.finish_and_clear();
         }
     }
 
     fn progressed(&self, steps: u64) {
-        if let Some(bar) = self
+        if let Some(current) = self
             .current
             .lock()
             .expect("no panics while locked")
             .as_ref()
         {
-            bar.inc(steps);
+            current.bar.inc(steps);
         }
     }
 
+    fn depth_passed(&self, depth: u32, found: u64) {
+        let mut current = self.current.lock().expect("no panics while locked");
+        let Some(current) = current.as_mut() else {
+            return;
+        };
+        current.found.push(found);
+        let done = current.bar.position();
+        let left = positions_left(&current.found, current.work.saturating_sub(done));
+        current.bar.set_length(done + left);
+        current.bar.set_message(format!("depth {depth}"));
+    }
+
     fn finished(&self, report: &BuildReport) {
-        if let Some(bar) = self.current.lock().expect("no panics while locked").take() {
-            bar.finish_and_clear();
+        if let Some(current) = self.current.lock().expect("no panics while locked").take() {
+            current.bar.finish_and_clear();
         }
         let what = if report.reused && report.body_checked {
             "kept (file present and intact)".to_string()
@@ -197,7 +246,7 @@ pub fn human_bytes(bytes: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_size, positions_left};
 
     #[test]
     fn sizes_parse_in_binary_units() {
@@ -208,5 +257,19 @@ mod tests {
         assert_eq!(parse_size("4096"), Ok(4096));
         assert!(parse_size("lots").unwrap_err().contains("not a size"));
         assert!(parse_size("20X").unwrap_err().contains("not a unit"));
+    }
+
+    #[test]
+    fn positions_left_sums_a_falling_tail_and_bounds_a_growing_one() {
+        // Counts halving every two plies: what is left is the rest of the series.
+        let found = [4000, 4000, 2000, 2000, 1000, 1000];
+        // (1000 + 1000) × ½ / ½ = 2000, the sum of 500 + 500 + 250 + 250 + …
+        assert_eq!(positions_left(&found, 1_000_000), 2000);
+        assert_eq!(positions_left(&found, 1500), 1500);
+        // Growing, or too few passes to tell: every undecided position may still come.
+        assert_eq!(positions_left(&[10, 20, 30, 40], 777), 777);
+        assert_eq!(positions_left(&[10, 20, 30], 777), 777);
+        // Passes that found nothing: nothing is left.
+        assert_eq!(positions_left(&[5, 5, 0, 0], 777), 0);
     }
 }

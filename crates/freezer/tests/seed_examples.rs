@@ -7,7 +7,7 @@ use retro_engine::{Material, Position};
 use retro_format::oracle::{Colour, Goal};
 use retro_format::Value;
 use retro_freezer::{export_oracle, saved};
-use retro_freezer::{tables_needed, Analysis, Problem, Step, Verdict, WorkLayout};
+use retro_freezer::{tables_needed, Analysis, Problem, Verdict, WorkLayout};
 use retro_gen::Builder;
 use retro_gen::Silent;
 use retro_oracle::FindSettings;
@@ -16,6 +16,8 @@ use retro_tablebase::Tablebase;
 use retro_verify::oracle::check_oracle;
 use retro_verify::{certificate, Checker};
 use std::path::{Path, PathBuf};
+
+mod common;
 
 fn example(name: &str) -> Problem {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -369,34 +371,7 @@ fn blocked_pawns_against_the_five_man_tables() {
     let value = analysis.verdict(Side::White, start).unwrap();
     assert!(matches!(value, Verdict::Win(Some(_))), "{value:?}");
     narrow_agrees(&problem, &tables, &analysis);
-    let geo = &problem.geo;
-    let mut compared = 0;
-    for side in [Side::White, Side::Black] {
-        for index in (0..analysis.space().size()).step_by(997) {
-            let Some(pos) = analysis.position_at(side, index) else {
-                continue;
-            };
-            for (mv, step, _) in analysis.rated_moves(side, index).unwrap() {
-                let Step::Exits(exit, None) = step else {
-                    continue;
-                };
-                let after: Position = pos
-                    .resized::<8>()
-                    .unwrap()
-                    .play(geo, &mv)
-                    .resized()
-                    .unwrap();
-                let expected = match tables.value(&after).unwrap() {
-                    Value::Win(n) => Verdict::Win(Some(n)),
-                    Value::Loss(n) => Verdict::Loss(Some(n)),
-                    Value::Draw => Verdict::Draw,
-                    Value::Illegal => panic!("a legal capture the table calls illegal"),
-                };
-                assert_eq!(exit, expected, "{}", after.to_natural(geo).fen());
-                compared += 1;
-            }
-        }
-    }
+    let (compared, _) = common::exits_against_tables(&analysis, &tables, 997);
     eprintln!("{value:?}; {compared} captures compared with the five-man tables");
     assert!(compared > 1000, "{compared}");
 }

@@ -128,6 +128,9 @@ pub trait Observer: Sync {
     fn phase(&self, _subject: &str, _phase: Phase, _work: u64) {}
     /// `steps` more steps are done.
     fn progressed(&self, _steps: u64) {}
+    /// The retrograde pass of `depth` plies is done, having decided `found` positions (those
+    /// whose value is `depth` plies).
+    fn depth_passed(&self, _depth: u32, _found: u64) {}
     /// A table is written (or was already there); the builders only.
     fn finished(&self, _report: &BuildReport) {}
 }

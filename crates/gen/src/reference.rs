@@ -268,6 +268,7 @@ impl Builder {
             for (due, s, i) in later.into_inner().expect("no panics while locked") {
                 waiting.losses.entry(due).or_default().push((s, i));
             }
+            observer.depth_passed(depth, (frontier[0].len() + frontier[1].len()) as u64);
             frontier = next;
             depth += 1;
         }

@@ -200,6 +200,31 @@ pub(crate) enum Child {
     Code(u32),
 }
 
+/// The entries a capture reaches, as a function of the square of one man that stays
+/// ([`Children::capture_lane`]): the position with that man on `x` is at
+/// `base + weight × image[x]`, `x` taken through the colour exchange's mirror first when the
+/// capture's table is stored with the colours exchanged.
+pub(crate) struct CaptureLane<'a> {
+    codes: Codes<'a>,
+    base: u64,
+    weight: u64,
+    image: &'a [u32],
+    mirror: Option<&'a [u32]>,
+    table: &'a Table,
+}
+
+impl CaptureLane<'_> {
+    /// The code of the entry reached with the lane's man on `x`.
+    #[inline]
+    pub(crate) fn code(&self, x: u32) -> Result<u32, VerifyError> {
+        let x = self.mirror.map_or(x, |mirror| mirror[x as usize]);
+        let index = self.base + self.weight * u64::from(self.image[x as usize]);
+        self.codes
+            .get(index)
+            .ok_or_else(|| out_of_range(self.table, index))
+    }
+}
+
 /// The values of positions one move away, in the table being checked or, after a capture, in
 /// a smaller one.
 pub(crate) struct Children<'a> {
@@ -244,6 +269,46 @@ impl Children<'_> {
             }
         });
         error.map_or(Ok(summary), Err)
+    }
+
+    /// The entries reached by capturing listed man `captured`, with `side` to move before the
+    /// capture, as a function of the square of listed man `lane_man` (neither a king nor
+    /// `captured`): `after` gives the other men's squares after the move (its entries for
+    /// `captured` and `lane_man` are not read). The placements and the index are those
+    /// [`Children::child_after`] finds one at a time; `None` where the capture's scheme has no
+    /// [`Scheme::man_lane`] for that man, and the entries are then found one at a time.
+    pub(crate) fn capture_lane(
+        &self,
+        after: &[u32],
+        captured: usize,
+        lane_man: usize,
+        side: Side,
+    ) -> Option<CaptureLane<'_>> {
+        let target = self.captures[captured].as_ref()?;
+        let codes = (*self.capture_codes[captured].as_ref()?)
+            [usize::from((side == Side::White) != target.flipped)];
+        let mut numbers = [0u32; scheme::MAX_MEN];
+        for (j, &n) in after.iter().enumerate() {
+            if j != captured {
+                numbers[target.order[j]] = if target.flipped {
+                    self.mirror[n as usize]
+                } else {
+                    n
+                };
+            }
+        }
+        let (base, weight, image) = target
+            .stored
+            .scheme
+            .man_lane(&numbers[..after.len() - 1], target.order[lane_man])?;
+        Some(CaptureLane {
+            codes,
+            base,
+            weight,
+            image,
+            mirror: target.flipped.then_some(self.mirror),
+            table: &target.stored.table,
+        })
     }
 
     /// Where the value of the position after `step` from `before` (canonical, at `index`),

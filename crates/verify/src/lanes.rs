@@ -13,9 +13,10 @@
 //! so that a position is its placement and side to move), the placements with the other men
 //! fixed (the *prefix*) and `X` on each free square `x` are its *lane* — from
 //! [`Scheme::lane_start`] on, past the men identical to `X`, so that each placement of the
-//! category is in exactly one lane. Where a single symmetry `g` takes the king pair to its least image (for the lane's own
-//! canonical pair, the identity), the position with `X` on any free square `x` sits at entry
-//! `b + d[x]` ([`Scheme::lane_base`], [`Scheme::lane_digits`]): the other groups' digits do not
+//! category is in exactly one lane. Where one symmetry `g` gives every placement of the lane
+//! its least key ([`Scheme::lane_symmetry`]: it alone minimises the king pair, or alone of
+//! those that do gives the men before `X`'s group their least key), the position with `X` on
+//! any free square `x` sits at entry `b + d[x]` ([`Scheme::lane_base`], [`Scheme::lane_digits`]): the other groups' digits do not
 //! depend on `x`, and the last group's, of weight 1, is a function of `x` alone — `x` itself
 //! when `X` has no identical man and `g` is the identity (consecutive entries), `g(x)` under
 //! another `g`, and the rank of the group with `g(x)` inserted among its other men's images
@@ -28,14 +29,22 @@
 //! walk of `Y`'s runs over the prefix alone finds its sorties for all the lane's positions at
 //! once, as a set of lanes; the positions they lead to form the lane of the prefix after the
 //! move, whose entries `b′ + d′[x]` are read and folded into 64 summaries in one pass. When
-//! `Y` is neither a king nor identical to `X`, the king pair and `X`'s group are unchanged, and
-//! so are the digits `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a
+//! that lane is read through the lane's own symmetry (the identity: a lane with canonical
+//! positions is read through it, and one read through another symmetry has none, and is
+//! passed over) and `Y` is not identical to `X`, so that `X`'s group keeps its other men, the
+//! digits `d′` are the lane's own `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a
 //! sortie to `y` reaches the lane's own entry `b + d[y]` (the other side to move): one walk of
 //! `X`'s runs over the prefix per position, each step a read from the same block of entries.
-//! Every other move (a capture, a move to a king pair with several minimisers, every move of
-//! a lane whose pair has several minimisers, and every move of a pawn: pushes, double steps
-//! and promotions are few, and a pawn does not move along runs) is taken position by position,
-//! as [`crate::Checker`] does.
+//! A capture of a man `Z` of the prefix, by `Y` or by `X`, leads into a smaller table where,
+//! the other men fixed, the entry is `b″ + w × g[x]` for `X` on `x` ([`Scheme::man_lane`],
+//! through the colour exchange's mirror when that table is stored with the colours
+//! exchanged) whenever `X` is alone of its kind there and the king pair has one minimiser: its
+//! base is found once per capture rather than an index per position; so, for a capture of
+//! `X` on `b` by `Y`, is the entry by `Y`'s square `b`, once per man `Y`. Every other move (a
+//! capture where that does not hold, a move to a lane with no one symmetry,
+//! every move of a lane with no one symmetry, and every move of a
+//! pawn: pushes, double steps and promotions are few, and a pawn does not move along runs) is
+//! taken position by position, as [`crate::Checker`] does.
 //!
 //! # Legal moves from the table
 //!
@@ -58,7 +67,7 @@
 use crate::lines::Lines;
 use crate::moves::{Placement, Step};
 use crate::scheme::{LaneDigits, Scheme, MAX_MEN};
-use crate::{out_of_range, Child, Children, Summary, VerifyError};
+use crate::{out_of_range, CaptureLane, Child, Children, Summary, VerifyError};
 use retro_format::{Codes, Table, Value};
 use retro_rules::{opponent, Man, Piece, Side};
 
@@ -208,12 +217,13 @@ fn check_prefix(
         numbers[last] = x;
         numbers
     };
-    // The lane's canonical positions and their indices: where the identity alone minimises the
-    // king pair (the pair is canonical, so no other symmetry can alone), `base + digits[x]`.
-    let own = scheme.lane_symmetry(prefix).map(|g| {
-        debug_assert_eq!(g, 0, "a canonical pair's one minimiser is the identity");
-        (scheme.lane_base(prefix, g), scheme.lane_digits(prefix, g))
-    });
+    // The lane's canonical positions and their indices: where the lane is read through the
+    // identity, all of them, at `base + digits[x]`; where through another symmetry, none.
+    let own = match scheme.lane_symmetry(prefix) {
+        Some(0) => Some((scheme.lane_base(prefix, 0), scheme.lane_digits(prefix, 0))),
+        Some(_) => return Ok(u64::from(lane.count_ones())),
+        None => None,
+    };
     let mut canonical = 0u64;
     let mut indices = [0u64; 64];
     // The canonical positions' placements, made once for both sides to move.
@@ -273,6 +283,7 @@ fn check_prefix(
             }
             let a = prefix[i] as u16;
             let runs = lines.runs(piece, a);
+            let mut x_taken = None;
             let mut k = 0;
             while k < runs.len() {
                 let (b, end) = runs[k];
@@ -296,8 +307,19 @@ fn check_prefix(
                     // A king is never taken: where it could be, its side is in check with the
                     // other to move, and the lane's position is not legal (dropped below).
                     if listed[j].0 != side && listed[j].1 != Piece::King {
-                        for x in bits(canonical & beyond) {
-                            one(x, step(Some(j)), &mut lanes)?;
+                        let mut after = with(0);
+                        after[i] = u32::from(b);
+                        match children.capture_lane(&after[..n], j, last, side) {
+                            Some(reached) => {
+                                for x in bits(canonical & beyond) {
+                                    lanes.add(x, reached.code(x)?);
+                                }
+                            }
+                            None => {
+                                for x in bits(canonical & beyond) {
+                                    one(x, step(Some(j)), &mut lanes)?;
+                                }
+                            }
                         }
                     }
                     k = usize::from(end);
@@ -313,11 +335,12 @@ fn check_prefix(
                         let lane_codes = reached
                             .bytes(reached_base, radix)
                             .ok_or_else(|| out_of_range(table, reached_base))?;
-                        // The digits are this lane's own when the kings and the last group's
-                        // other men stand where they stood.
+                        // The digits are this lane's own when the lane reached is read
+                        // through the same symmetry (the identity) and the last group's other
+                        // men stand where they stood.
                         let computed;
                         let digits = match &own {
-                            Some((_, digits)) if piece != Piece::King && i < last_group => digits,
+                            Some((_, digits)) if g == 0 && i < last_group => digits,
                             _ => {
                                 computed = scheme.lane_digits(after, g);
                                 &computed
@@ -343,7 +366,13 @@ fn check_prefix(
                 }
                 // `X` on `b`, of the other side: captured.
                 if listed[last].0 != side && canonical >> b & 1 == 1 {
-                    one(u32::from(b), step(Some(last)), &mut lanes)?;
+                    // The capture's entries by `Y`'s square, found once per man moving.
+                    let reached = x_taken
+                        .get_or_insert_with(|| children.capture_lane(&with(0)[..n], last, i, side));
+                    match reached {
+                        Some(reached) => lanes.add(u32::from(b), reached.code(u32::from(b))?),
+                        None => one(u32::from(b), step(Some(last)), &mut lanes)?,
+                    }
                 }
                 k += 1;
             }
@@ -355,6 +384,7 @@ fn check_prefix(
                 .ok_or_else(|| out_of_range(table, *base))?,
             None => &[],
         };
+        let mut x_captures: [Option<Option<CaptureLane>>; MAX_MEN] = std::array::from_fn(|_| None);
         for x in bits(canonical) {
             let placement = placements[x as usize].expect("every canonical position is placed");
             if placement.in_check(opponent(side)) {
@@ -379,14 +409,23 @@ fn check_prefix(
                     let j = j.expect("an occupied square holds a man of the prefix");
                     // The other king is never taken in a legal position.
                     if listed[j].0 != side && listed[j].1 != Piece::King {
-                        let step = Step {
-                            man: last,
-                            to: u32::from(y),
-                            captured: Some(j),
-                            promotion: None,
-                            target: None,
-                        };
-                        one(x, step, &mut lanes)?;
+                        // The capture's entries by `X`'s square, found once per man taken.
+                        let reached = x_captures[j].get_or_insert_with(|| {
+                            children.capture_lane(&with(0)[..n], j, last, side)
+                        });
+                        match reached {
+                            Some(reached) => lanes.add(x, reached.code(u32::from(y))?),
+                            None => {
+                                let step = Step {
+                                    man: last,
+                                    to: u32::from(y),
+                                    captured: Some(j),
+                                    promotion: None,
+                                    target: None,
+                                };
+                                one(x, step, &mut lanes)?;
+                            }
+                        }
                     }
                     k = usize::from(end);
                 }

@@ -688,15 +688,39 @@ impl Scheme {
 
     /// For a category with lanes ([`Scheme::has_lanes`]) and `prefix`, the squares of the men
     /// before the last (distinct, kings neither equal nor adjoining, a group's men in any
-    /// order): the symmetry `g` that alone takes the king pair to its least image, `None` when
-    /// several do. For a canonical pair (where `g` is among them) that is the identity.
+    /// order): the symmetry `g` whose image gives every placement of the lane its least key,
+    /// whatever the last man's square; `None` when that depends on the square.
+    ///
+    /// Only the king pair's minimisers can give the least key (see the module documentation).
+    /// When one alone minimises the pair, it is `g`. Otherwise the keys under the minimisers
+    /// are compared on the men before the last group (their entries come first in a key, and
+    /// do not depend on the last man): when one minimiser alone gives the least of those, its
+    /// key is less than the others' whatever the last group's entries, and it is `g`; when
+    /// several tie there, the last man's square decides, and the answer is `None`. For a lane
+    /// of canonical placements `g` is the identity; a lane whose `g` is another symmetry has
+    /// none.
     #[inline]
     pub fn lane_symmetry(&self, prefix: &[u32]) -> Option<u8> {
         let pair = prefix[0] as usize * self.count + prefix[1] as usize;
-        match self.minimisers[pair].as_slice() {
-            &[g] => Some(g),
-            _ => None,
+        let several = match self.minimisers[pair].as_slice() {
+            &[g] => return Some(g),
+            several => several,
+        };
+        let (start, _) = self.last_group();
+        let mut least: Option<(Key, u8)> = None;
+        let mut tied = false;
+        for &g in several {
+            let key = self.image_key_of_numbers(usize::from(g), &prefix[..start]);
+            match &least {
+                Some((k, _)) if key == *k => tied = true,
+                Some((k, _)) if key > *k => {}
+                _ => {
+                    least = Some((key, g));
+                    tied = false;
+                }
+            }
         }
+        least.filter(|_| !tied).map(|(_, g)| g)
     }
 
     /// With `g` the lane's symmetry ([`Scheme::lane_symmetry`]): the index `b` such that the
@@ -768,6 +792,31 @@ impl Scheme {
         LaneDigits::Ranks(digits)
     }
 
+    /// For the placements `numbers` with listed man `man` on any square `x` (the other men's
+    /// squares fixed, the kings apart): `(b, w, g)` such that the placement with `man` on `x`
+    /// has index `b + w × g[x]`. `None` when the king pair has several minimisers or is not
+    /// apart, or `man` is a king, a pawn, or one of several identical men.
+    ///
+    /// With `g` the pair's one minimiser, the least key is the image under `g`, groups sorted
+    /// (see the module documentation); `man`'s group is `man` alone, so its entry of the key
+    /// is `g[x]` and the other entries do not depend on `x`. Of the index's digits only that
+    /// group's, `g[x]` itself (its rank `C(g[x], 1)`), depends on `x`, with weight `w`: so
+    /// `b` is the index of the key with that entry 0.
+    pub fn man_lane(&self, numbers: &[u32], man: usize) -> Option<(u64, u64, &[u32])> {
+        let group = self.group_of[man]?;
+        if self.pawn_group[group] || self.groups[group].1 != 1 {
+            return None;
+        }
+        let pair = numbers[0] as usize * self.count + numbers[1] as usize;
+        let &[g] = self.minimisers[pair].as_slice() else {
+            return None;
+        };
+        let mut key = self.image_key_of_numbers(usize::from(g), numbers);
+        key[man] = 0;
+        let base = self.index_of_least_key(&key)?;
+        Some((base, self.weights[group], &self.maps[usize::from(g)]))
+    }
+
     /// Whether the identity is the only symmetry that minimises the king pair of `numbers`
     /// (then every placement with that pair, groups sorted, is its own canonical image).
     #[cfg(test)]
@@ -830,6 +879,10 @@ mod tests {
             // a symmetry other than the identity.
             let mut lanes = 0u64;
             let mut mapped = 0u64;
+            let mut man_lanes = 0u64;
+            // Lanes whose king pair has several minimisers, read through one of them.
+            let mut decided_by_men = 0u64;
+            let mut several = 0u64;
             // Every placement on distinct squares, kings anywhere.
             let mut numbers = vec![0u32; n];
             let total = (squares.len() as u64).pow(n as u32);
@@ -853,14 +906,17 @@ mod tests {
                 );
                 if scheme.index(&placement).is_some() {
                     // Any pair of kings apart, a group's men in any order: by the image under
-                    // the pair's one minimiser.
+                    // the pair's one minimiser, or the one that gives the men before the last
+                    // group their least key.
                     let prefix = &numbers[..n - 1];
                     let single = scheme.minimisers
                         [numbers[0] as usize * scheme.count + numbers[1] as usize]
                         .len
                         == 1;
                     let g = scheme.lane_symmetry(prefix);
-                    assert_eq!(g.is_some(), single);
+                    assert!(g.is_some() || !single);
+                    decided_by_men += u64::from(g.is_some() && !single);
+                    several += u64::from(!single);
                     if let Some(g) = g {
                         let digit = scheme.lane_digits(prefix, g).get(numbers[n - 1]);
                         assert!((digit as u64) < scheme.lane_radix());
@@ -868,20 +924,40 @@ mod tests {
                         assert_eq!(Some(index), scheme.index(&placement), "{placement:?}");
                         mapped += u64::from(g != 0);
                     }
+                    // Any man alone in its group, by `man_lane`.
+                    for man in 2..n {
+                        let lone = (0..scheme.groups.len())
+                            .any(|g| scheme.groups[g] == (man, 1) && !scheme.pawn_group[g]);
+                        let Some((base, weight, image)) = scheme.man_lane(&numbers, man) else {
+                            assert!(!single || !lone, "{material} {placement:?} {man}");
+                            continue;
+                        };
+                        let index = base + weight * u64::from(image[numbers[man] as usize]);
+                        assert_eq!(Some(index), scheme.index(&placement), "{placement:?}");
+                        man_lanes += 1;
+                    }
                 }
                 if scheme.pair_table[numbers[0] as usize * scheme.count + numbers[1] as usize]
                     != u64::MAX
                 {
                     // A canonical pair's one minimiser, if it has one, is the identity.
                     let g = scheme.lane_symmetry(&numbers[..n - 1]);
-                    assert_eq!(g == Some(0), scheme.identity_only(&numbers));
-                    assert!(g.is_none() || g == Some(0));
+                    if scheme.identity_only(&numbers) {
+                        assert_eq!(g, Some(0));
+                    }
                     lanes += u64::from(g.is_some());
                     let canonical = scheme.is_canonical(&placement);
                     assert_eq!(scheme.is_canonical_numbers(&numbers), canonical);
                     // As the checker visits them: canonical, identical men in increasing order.
                     // (A pawn on an end rank has no index.)
                     let own_order = scheme.key(&placement)[..n] == numbers[..];
+                    // A lane read through the identity holds canonical placements only, one
+                    // read through another symmetry none.
+                    match g {
+                        Some(0) => assert!(canonical || !own_order, "{placement:?}"),
+                        Some(_) => assert!(!canonical, "{placement:?}"),
+                        None => {}
+                    }
                     if let (true, true, Some(index)) =
                         (canonical, own_order, scheme.index(&placement))
                     {
@@ -913,6 +989,15 @@ mod tests {
             );
             assert!(lanes > 1000, "{material}: {lanes}");
             assert!(mapped > 1000, "{material}: {mapped}");
+            let lone_piece =
+                (0..scheme.groups.len()).any(|g| scheme.groups[g].1 == 1 && !scheme.pawn_group[g]);
+            assert!(man_lanes > 1000 || !lone_piece, "{material}: {man_lanes}");
+            // (Where the last group follows the kings, the kings alone come before it; with
+            // four files and pawns, no pair has several minimisers.)
+            assert!(
+                decided_by_men > 100 || several == 0 || scheme.last_group().0 == 2,
+                "{material}: {decided_by_men}"
+            );
             for &pair in scheme.pairs() {
                 let mut slow = Vec::new();
                 scheme.for_each_placement(pair, |sq| {

@@ -329,6 +329,9 @@ impl<'a, const N: usize> Core<'a, N> {
             }
             let code = self.codes.decided(depth);
             let found = self.pass(depth, part, chunk_end, legal, &mut met, open, progress);
+            if let Some(observer) = progress {
+                observer.depth_passed(depth, found);
+            }
             if found > 0 {
                 max_plies = max_plies.max(depth);
             }
