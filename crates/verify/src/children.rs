@@ -122,6 +122,27 @@ pub(crate) struct CaptureTarget {
     pub(crate) order: Vec<usize>,
 }
 
+impl CaptureTarget {
+    /// The squares, in this target's list, of the men of `after` (listed as in the category
+    /// left) but `removed`, through the colour exchange's `mirror` when the target is stored
+    /// with the colours exchanged.
+    #[inline]
+    pub(crate) fn numbers_after(
+        &self,
+        after: &[u32],
+        removed: Option<usize>,
+        mirror: &[u32],
+    ) -> [u32; scheme::MAX_MEN] {
+        let mut numbers = [0u32; scheme::MAX_MEN];
+        for (j, &n) in after.iter().enumerate() {
+            if Some(j) != removed {
+                numbers[self.order[j]] = if self.flipped { mirror[n as usize] } else { n };
+            }
+        }
+        numbers
+    }
+}
+
 /// What a position's moves reach, summarised for the facts (P), (C), (W), (L) and (D).
 #[derive(Debug)]
 pub(crate) struct Summary {
@@ -287,16 +308,7 @@ impl Children<'_> {
         let target = self.captures[captured].as_ref()?;
         let codes = (*self.capture_codes[captured].as_ref()?)
             [usize::from((side == Side::White) != target.flipped)];
-        let mut numbers = [0u32; scheme::MAX_MEN];
-        for (j, &n) in after.iter().enumerate() {
-            if j != captured {
-                numbers[target.order[j]] = if target.flipped {
-                    self.mirror[n as usize]
-                } else {
-                    n
-                };
-            }
-        }
+        let numbers = target.numbers_after(after, Some(captured), self.mirror);
         let (base, weight, image) = target
             .stored
             .scheme
@@ -367,16 +379,7 @@ impl Children<'_> {
                 (target, both_sides(&target.stored.table))
             }
         };
-        let mut numbers = [0u32; scheme::MAX_MEN];
-        for (j, &n) in after.iter().enumerate() {
-            if Some(j) != step.captured {
-                numbers[target.order[j]] = if target.flipped {
-                    self.mirror[n as usize]
-                } else {
-                    n
-                };
-            }
-        }
+        let numbers = target.numbers_after(after, step.captured, self.mirror);
         let k = after.len() - usize::from(step.captured.is_some());
         let index = target
             .stored

@@ -16,35 +16,34 @@
 //! category is in exactly one lane. Where one symmetry `g` gives every placement of the lane
 //! its least key ([`Scheme::lane_symmetry`]: it alone minimises the king pair, or alone of
 //! those that do gives the men before `X`'s group their least key), the position with `X` on
-//! any free square `x` sits at entry `b + d[x]` ([`Scheme::lane_base`], [`Scheme::lane_digits`]): the other groups' digits do not
-//! depend on `x`, and the last group's, of weight 1, is a function of `x` alone — `x` itself
-//! when `X` has no identical man and `g` is the identity (consecutive entries), `g(x)` under
-//! another `g`, and the rank of the group with `g(x)` inserted among its other men's images
-//! when it has identical men.
+//! any free square `x` sits at entry `b + d[x]` ([`Scheme::lane_base`],
+//! [`Scheme::lane_digits`]): the other groups' digits do not depend on `x`, and the last
+//! group's, of weight 1, is a function of `x` alone — `x` itself when `X` has no identical man
+//! and `g` is the identity (consecutive entries), `g(x)` under another `g`, and the rank of the
+//! group with `g(x)` inserted among its other men's images when it has identical men.
 //!
 //! A move of a man `Y` other than `X`, from `a` to `b`, is the same in every position of the
-//! lane except where `X` is in the way: by the runs of [`Lines::runs`], it is a move (a
-//! sortie) in the lane's position on `x` exactly when `x` is free, `x ≠ b` and `x` is not
-//! between `a` and `b` (`X` on `b` is captured instead, or, of `Y`'s side, stops it). So one
-//! walk of `Y`'s runs over the prefix alone finds its sorties for all the lane's positions at
-//! once, as a set of lanes; the positions they lead to form the lane of the prefix after the
-//! move, whose entries `b′ + d′[x]` are read and folded into 64 summaries in one pass. When
-//! that lane is read through the lane's own symmetry (the identity: a lane with canonical
-//! positions is read through it, and one read through another symmetry has none, and is
-//! passed over) and `Y` is not identical to `X`, so that `X`'s group keeps its other men, the
-//! digits `d′` are the lane's own `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a
-//! sortie to `y` reaches the lane's own entry `b + d[y]` (the other side to move): one walk of
-//! `X`'s runs over the prefix per position, each step a read from the same block of entries.
-//! A capture of a man `Z` of the prefix, by `Y` or by `X`, leads into a smaller table where,
-//! the other men fixed, the entry is `b″ + w × g[x]` for `X` on `x` ([`Scheme::man_lane`],
-//! through the colour exchange's mirror when that table is stored with the colours
-//! exchanged) whenever `X` is alone of its kind there and the king pair has one minimiser: its
-//! base is found once per capture rather than an index per position; so, for a capture of
-//! `X` on `b` by `Y`, is the entry by `Y`'s square `b`, once per man `Y`. Every other move (a
-//! capture where that does not hold, a move to a lane with no one symmetry,
-//! every move of a lane with no one symmetry, and every move of a
-//! pawn: pushes, double steps and promotions are few, and a pawn does not move along runs) is
-//! taken position by position, as [`crate::Checker`] does.
+//! lane except where `X` is in the way: by the runs of [`Lines::runs`], it is a move (a sortie)
+//! in the lane's position on `x` exactly when `x` is free, `x ≠ b` and `x` is not between `a`
+//! and `b` (`X` on `b` is captured instead, or, of `Y`'s side, stops it). So one walk of `Y`'s
+//! runs over the prefix alone finds its sorties for all the lane's positions at once, as a set
+//! of lanes; the positions they lead to form the lane of the prefix after the move, whose
+//! entries `b′ + d′[x]` are read and folded into 64 summaries in one pass. When that lane is
+//! read through the lane's own symmetry (the identity: a lane with canonical positions is read
+//! through it, and one read through another symmetry has none, and is passed over) and `Y` is
+//! not identical to `X`, so that `X`'s group keeps its other men, the digits `d′` are the
+//! lane's own `d`. The sorties of `X` itself from `x` leave the prefix where it is, so a sortie
+//! to `y` reaches the lane's own entry `b + d[y]` (the other side to move): one walk of `X`'s
+//! runs over the prefix per position, each step a read from the same block of entries. A
+//! capture of a man `Z` of the prefix, by `Y` or by `X`, leads into a smaller table where, the
+//! other men fixed, the entry is `b″ + w × g[x]` for `X` on `x` ([`Scheme::man_lane`], through
+//! the colour exchange's mirror when that table is stored with the colours exchanged) whenever
+//! `X` is alone of its kind there and the king pair has one minimiser: its base is found once
+//! per capture rather than an index per position; so, for a capture of `X` on `b` by `Y`, is
+//! the entry by `Y`'s square `b`, once per man `Y`. Every other move (a capture where that does
+//! not hold, a move to a lane with no one symmetry, every move of a lane with no one symmetry,
+//! and every move of a pawn: pushes, double steps and promotions are few, and a pawn does not
+//! move along runs) is taken position by position, as [`crate::Checker`] does.
 //!
 //! # Legal moves from the table
 //!
