@@ -25,7 +25,7 @@ use crate::OracleBuildError;
 use retro_format::oracle::Goal;
 use retro_rules::position::to_move;
 use retro_rules::{Position, Side, Square};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
 
 /// The order in which the finder weighs what it prefers in a move.
@@ -193,8 +193,8 @@ pub fn grow(
     judge: &dyn Knowledge,
     root: &Position,
     heuristic: Heuristic,
-    prior: Option<&HashSet<Position>>,
-    fixed: Option<&HashMap<Position, Choice>>,
+    prior: Option<&FxHashSet<Position>>,
+    fixed: Option<&FxHashMap<Position, Choice>>,
     limit: usize,
 ) -> Result<Oracle, OracleBuildError> {
     let friend = judge.friend();
@@ -220,8 +220,8 @@ pub fn grow(
             })
         }
     }
-    let mut choices: HashMap<Position, Choice> = HashMap::new();
-    let mut used: HashSet<Square> = friend_squares(root, friend).collect();
+    let mut choices: FxHashMap<Position, Choice> = FxHashMap::default();
+    let mut used: FxHashSet<Square> = friend_squares(root, friend).collect();
     // Each position to visit with the friend side's last move on the way to it.
     let mut stack: Vec<(Position, Option<(Square, Square)>)> = vec![(root.clone(), None)];
     while let Some((p, last)) = stack.pop() {
@@ -405,7 +405,7 @@ pub fn find_oracle(
     let mut best: Option<(Oracle, Heuristic)> = None;
     let heuristics = Heuristic::for_root(root, judge.friend(), judge.goal());
     for round in 0..=settings.rounds {
-        let prior: Option<HashSet<Position>> = best
+        let prior: Option<FxHashSet<Position>> = best
             .as_ref()
             .map(|(o, _)| o.choices.keys().cloned().collect());
         let before = best.as_ref().map_or(usize::MAX, |(o, _)| o.len());

@@ -9,7 +9,7 @@ use crate::judge::{Knowledge, Worth};
 use crate::OracleBuildError;
 use retro_format::oracle::Goal;
 use retro_rules::{Position, Side};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What an oracle does at a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub struct Oracle {
     /// What every leaf is.
     pub goal: Goal,
     /// The choice at each position.
-    pub choices: HashMap<Position, Choice>,
+    pub choices: FxHashMap<Position, Choice>,
 }
 
 impl Oracle {

@@ -17,8 +17,8 @@ use retro_verify::certificate::established;
 use retro_verify::men::Men;
 use retro_verify::oracle::ordered_moves;
 use retro_verify::{stored, Checker};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -95,24 +95,24 @@ pub struct Judge {
     root_men: Men,
     tables: Option<(Tablebase, Checker)>,
     /// Per material other than the root's: its certified table, or none.
-    certified: RefCell<HashMap<Men, Option<Certified>>>,
+    certified: RefCell<FxHashMap<Men, Option<Certified>>>,
     /// Materials whose tables leaves have used.
     used: RefCell<Vec<(String, [u8; 32])>>,
     /// Search: per position, the least depth proved, or the greatest depth refuted.
-    proved: RefCell<HashMap<Position, Result<u32, u32>>>,
+    proved: RefCell<FxHashMap<Position, Result<u32, u32>>>,
     /// The search's depth bound in plies.
     search_depth: u32,
     /// Per material (canonical): whether its table is there to guide.
-    present: RefCell<HashMap<retro_engine::Material, bool>>,
+    present: RefCell<FxHashMap<retro_engine::Material, bool>>,
     /// Each position's moves in the checker's order, once computed.
-    moves: RefCell<HashMap<Position, Rc<Moves>>>,
+    moves: RefCell<FxHashMap<Position, Rc<Moves>>>,
     /// Each position's worth, once known.
-    worths: RefCell<HashMap<Position, Option<Worth>>>,
+    worths: RefCell<FxHashMap<Position, Option<Worth>>>,
     /// Proof-number search: its budget of tree nodes (0: none), whether it has run, and the
     /// height of the proof of every position it proved.
     pn_nodes: usize,
     pn_done: std::cell::Cell<bool>,
-    pn_heights: RefCell<HashMap<Position, u32>>,
+    pn_heights: RefCell<FxHashMap<Position, u32>>,
 }
 
 /// A position's legal moves and the positions they reach, in the checker's order.
@@ -143,16 +143,16 @@ impl Judge {
             goal,
             root_men: stored(Men::of_position(root)),
             tables: dir.map(|d| (Tablebase::new(board, d), Checker::new(board, d))),
-            certified: RefCell::new(HashMap::new()),
+            certified: RefCell::new(FxHashMap::default()),
             used: RefCell::new(Vec::new()),
-            proved: RefCell::new(HashMap::new()),
+            proved: RefCell::new(FxHashMap::default()),
             search_depth,
-            present: RefCell::new(HashMap::new()),
-            moves: RefCell::new(HashMap::new()),
-            worths: RefCell::new(HashMap::new()),
+            present: RefCell::new(FxHashMap::default()),
+            moves: RefCell::new(FxHashMap::default()),
+            worths: RefCell::new(FxHashMap::default()),
             pn_nodes: 0,
             pn_done: std::cell::Cell::new(false),
-            pn_heights: RefCell::new(HashMap::new()),
+            pn_heights: RefCell::new(FxHashMap::default()),
         }
     }
 

@@ -7,13 +7,13 @@ use retro_format::oracle::OracleFile;
 use retro_rules::laws::Move;
 use retro_rules::{Position, Side};
 use retro_verify::oracle::{replay, NodeKind, OracleFault};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Every friend position of an oracle and its move.
 #[derive(Debug, Clone)]
 pub struct Player {
     friend: Side,
-    moves: HashMap<Position, Move>,
+    moves: FxHashMap<Position, Move>,
 }
 
 impl Player {

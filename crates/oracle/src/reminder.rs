@@ -7,17 +7,17 @@ use crate::graph::{Choice, Oracle};
 use retro_format::oracle::{Colour, LeafTable, OracleFile, LEAF};
 use retro_rules::Side;
 use retro_verify::oracle::ordered_moves;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
 /// The node bytes of an oracle: the checker's depth-first walk, one byte for each position the
 /// first time it is met (`0x80` a leaf, the move number at a friend node, `0x00` at a foe node).
 pub fn node_bytes(oracle: &Oracle) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(oracle.len());
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut stack: Vec<(Vec<retro_rules::Position>, usize)> = Vec::new();
     let enter = |p: &retro_rules::Position,
                  bytes: &mut Vec<u8>,
-                 seen: &mut HashSet<retro_rules::Position>|
+                 seen: &mut FxHashSet<retro_rules::Position>|
      -> Option<(Vec<retro_rules::Position>, usize)> {
         seen.insert(p.clone());
         let choice = oracle.choices[p];
@@ -58,7 +58,7 @@ pub fn node_bytes(oracle: &Oracle) -> Vec<u8> {
 /// The oracle as a file, naming those of `tables` (material and body hash) whose material some
 /// leaf of the oracle has.
 pub fn to_file(oracle: &Oracle, tables: &[(String, [u8; 32])]) -> OracleFile {
-    let leaf_materials: HashSet<String> = oracle
+    let leaf_materials: FxHashSet<String> = oracle
         .choices
         .iter()
         .filter(|(_, c)| **c == Choice::Leaf)

@@ -35,11 +35,11 @@ use crate::OracleBuildError;
 use batsat::SolverInterface;
 use retro_rules::position::to_move;
 use retro_rules::Position;
+use rustc_hash::FxHashMap;
 use rustsat::encodings::card::{BoundUpper, BoundUpperIncremental, Totalizer};
 use rustsat::instances::BasicVarManager;
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{TernaryVal, Var};
-use std::collections::HashMap;
 use std::time::Instant;
 
 /// BatSat's callbacks: the solver stops once the deadline has passed.
@@ -101,7 +101,7 @@ fn goal_graph(
 ) -> Result<Option<GoalGraph>, OracleBuildError> {
     let friend = judge.friend();
     let goal = judge.goal();
-    let mut index: HashMap<Position, usize> = HashMap::new();
+    let mut index: FxHashMap<Position, usize> = FxHashMap::default();
     let mut positions = vec![root.clone()];
     index.insert(root.clone(), 0);
     let mut nodes = Vec::new();
@@ -166,7 +166,7 @@ fn oracle_of_model(
     nodes: &[Node],
     in_model: &dyn Fn(usize) -> bool,
 ) -> Oracle {
-    let mut choices = HashMap::new();
+    let mut choices = FxHashMap::default();
     let mut stack = vec![0usize];
     let mut seen = vec![false; positions.len()];
     while let Some(i) = stack.pop() {
