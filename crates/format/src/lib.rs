@@ -434,15 +434,36 @@ impl TableWriter {
         // SAFETY: the temporary file is this writer's own; nothing writes it while it is mapped.
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(file) }.map_err(io_error(self.temp.path()))?;
-        let mut hasher = blake3::Hasher::new();
-        hasher.update_rayon(&map[self.header_length as usize..]);
+        let hash = hash_mapped(&map, self.header_length as usize);
         drop(map);
-        let head = header_bytes(&self.header, hasher.finalize().as_bytes());
+        let head = header_bytes(&self.header, &hash);
         file.write_all_at(&head, 0)
             .map_err(io_error(self.temp.path()))?;
         file.sync_all().map_err(io_error(self.temp.path()))?;
         self.temp.persist(&self.path)
     }
+}
+
+/// The BLAKE3 hash of the bytes of `map` from `start` on, a piece at a time, each piece's
+/// pages handed back to the kernel after it, so that hashing a large file never holds it in
+/// memory.
+fn hash_mapped(map: &memmap2::Mmap, start: usize) -> [u8; HASH_LEN] {
+    const PIECE: usize = 64 << 20;
+    let mut hasher = blake3::Hasher::new();
+    let mut at = start;
+    while at < map.len() {
+        let end = (at + PIECE).min(map.len());
+        hasher.update_rayon(&map[at..end]);
+        let from = at / 4096 * 4096;
+        #[allow(unsafe_code)]
+        // SAFETY: a read-only shared mapping of a file: dropped pages are read back from the
+        // file when next touched, so the bytes every view sees stay the same.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, end - from)
+        };
+        at = end;
+    }
+    *hasher.finalize().as_bytes()
 }
 
 /// A table opened for reading, whole: a raw file memory-mapped, or a packed file decoded into
@@ -564,9 +585,14 @@ impl Table {
 
     /// Checks the body against the checksum in the header.
     pub fn check_body(&self) -> Result<(), FormatError> {
-        let mut hasher = blake3::Hasher::new();
-        hasher.update_rayon(self.body());
-        if hasher.finalize().as_bytes() != &self.body_hash() {
+        let hash = match &self.storage {
+            Storage::Mapped(map, start) => hash_mapped(map, *start),
+            Storage::Decoded(body, _) => *blake3::Hasher::new()
+                .update_rayon(body)
+                .finalize()
+                .as_bytes(),
+        };
+        if hash != self.body_hash() {
             return Err(FormatError::CorruptBody {
                 path: self.path.clone(),
             });
@@ -714,6 +740,27 @@ impl Table {
             Storage::Mapped(map, start) => &map[*start..],
             Storage::Decoded(body, _) => body,
         }
+    }
+
+    /// Hands the pages of the body's bytes `first..end` back to the kernel, for a reader done
+    /// with them: a mapped file's bytes stay in the file and are read back if touched again.
+    /// A decoded body is kept as it is.
+    pub fn page_out(&self, first: usize, end: usize) {
+        const PAGE: usize = 4096;
+        let Storage::Mapped(map, start) = &self.storage else {
+            return;
+        };
+        let from = (start + first) / PAGE * PAGE;
+        let to = (start + end).min(map.len());
+        if from >= to {
+            return;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: a read-only shared mapping of a file: dropped pages are read back from the
+        // file when next touched, so the bytes every view sees stay the same.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+        };
     }
 }
 

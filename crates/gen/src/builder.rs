@@ -264,10 +264,16 @@ impl Builder {
         checked: &BTreeMap<Material, [u8; 32]>,
     ) -> Result<BuildReport, GenError> {
         if self.core == CoreKind::Fast && material.is_canonical() {
-            match self.build_fast(material, observer, checked) {
-                Ok(report) => return Ok(report),
-                Err(fast::Declined::Failed(e)) => return Err(e),
-                Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => {}
+            // A table solved in slices that turns out too deep for them is built again whole
+            // (its smaller tables read whole, not through windows), then by the reference core.
+            let sliced = fast::layout::Layout::sliced(&self.geo, material).is_some();
+            for whole in [self.tuning.whole, true] {
+                match self.build_fast(material, observer, checked, whole) {
+                    Ok(report) => return Ok(report),
+                    Err(fast::Declined::Failed(e)) => return Err(e),
+                    Err(fast::Declined::TooDeep) if sliced && !whole => {}
+                    Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => break,
+                }
             }
         }
         self.build_reference(material, observer)
@@ -293,7 +299,12 @@ impl Builder {
         material: Material,
         observer: &dyn Observer,
         checked: &BTreeMap<Material, [u8; 32]>,
+        whole: bool,
     ) -> Result<BuildReport, fast::Declined> {
+        let tuning = fast::Tuning {
+            whole,
+            ..self.tuning
+        };
         let start = Instant::now();
         let geo = &self.geo;
         if geo.square_count() > fast::bits::MAX_SQUARES {
@@ -301,12 +312,25 @@ impl Builder {
         }
         let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;
         let mut subs = Vec::new();
+        // A table solved in slices keeps its work table, and the larger of the tables its
+        // exits read, in scratch files beside the tables, holding in memory only what the
+        // part being solved reads.
+        let paging = (!whole && fast::layout::Layout::sliced(geo, material).is_some())
+            .then(|| self.dir.clone());
         let sides = fast::exit_sides(material);
         let fields = fast::exit_fields(geo, material);
-        for ((smaller, sides), field) in fast::exit_targets(material)
+        // The pawnless tables a sliced table promotes into are read a part at a time, through
+        // windows over the squares each part's pawns promote on.
+        let windows = match paging {
+            Some(_) => fast::exit_windows(material),
+            None => Vec::new(),
+        };
+        let capacity = fast::window_capacity(geo, material);
+        for (k, ((smaller, sides), field)) in fast::exit_targets(material)
             .into_iter()
             .zip(sides)
             .zip(fields)
+            .enumerate()
         {
             // A file checked whole earlier in the run is not read through again while the
             // checksum in its header is the one checked.
@@ -335,11 +359,22 @@ impl Builder {
             if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
                 return Err(fast::Declined::TooDeep);
             }
+            if let Some(Some(men)) = windows.get(k) {
+                subs.push(fast::convert::window_subtable(
+                    geo, table, smaller, sides, men, capacity,
+                )?);
+                continue;
+            }
             subs.push(fast::convert::load_subtable(
-                geo, &table, smaller, sides, field,
+                geo,
+                &table,
+                smaller,
+                sides,
+                field,
+                paging.as_deref(),
             )?);
         }
-        let built = fast::build(geo, material, &subs, self.tuning, Some(&self.dir), observer)?;
+        let built = fast::build(geo, material, &subs, tuning, Some(&self.dir), observer)?;
         let retrograde_seconds = built.retrograde_seconds;
         let init_seconds = start.elapsed().as_secs_f64() - retrograde_seconds;
         drop(subs);

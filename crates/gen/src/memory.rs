@@ -9,10 +9,15 @@
 //! slot and side ([`fast::layout::Layout::slots_written`]), the hints (three bits a written
 //! slot and side, two above [`fast::MAX_SEPARATE_WIN_HINTS`] slots), the code sets of its
 //! chunks, the en-passant positions, and the smaller tables its exits read, one byte a slot for
-//! each side loaded.
+//! each side loaded. A table solved in slices holds one part at a time, its work table in
+//! scratch files: its figure is the largest part's slots and the slices its pushes read, a
+//! byte each a side, that part's hints, the windows over the tables it promotes into and the
+//! other smaller tables whole (`sliced_bytes`).
 //! The reference core holds two bytes an entry and side for the states and as many again for
 //! the body it encodes. Both add a fixed allowance for the program itself. Measured peaks
-//! (resident set) are within a few percent below the figure: see `docs/performance.md`.
+//! (resident set) are within a few percent below the figure for tables built whole, and well
+//! below it for sliced ones (KRPvKR: 361 MiB figured, about 220 MiB measured): see
+//! `docs/performance.md`.
 
 use crate::fast::layout::{Layout, RankField};
 use crate::fast::{self, ep::EpLayout};
@@ -57,6 +62,9 @@ fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     if geo.square_count() > fast::bits::MAX_SQUARES {
         return None;
     }
+    if let Some(layout) = Layout::sliced(geo, material) {
+        return Some(sliced_bytes(geo, material, &layout));
+    }
     let layout = Layout::new(geo, material)?;
     let size = layout.size();
     let men = material.men();
@@ -89,6 +97,61 @@ fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     Some(bytes + ALLOWANCE)
 }
 
+/// The fast core's figure for a table solved in slices, its work table and larger smaller
+/// tables in scratch files ([`crate::fast`]'s `slices`): what one part holds at once — its
+/// slots and those its pushes read, a byte each a side, and its hints — beside the smaller
+/// tables (those a promotion reads through a window only as far as the window goes, the
+/// others whole, as any part may read all of them) and, for the whole table, the code sets
+/// of its chunks and a bit a run.
+fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
+    let (_, used) = layout.slice_span(0);
+    let mut part_slots = 0;
+    for group in layout.slice_groups() {
+        let mut read: Vec<u64> = group.iter().flat_map(|&n| layout.push_targets(n)).collect();
+        read.sort_unstable();
+        read.dedup();
+        part_slots = part_slots.max((group.len() + read.len()) as u64 * used);
+    }
+    let part_own = layout
+        .slice_groups()
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0) as u64
+        * used;
+    let size = layout.size();
+    let sets = if size <= fast::MAX_SEPARATE_WIN_HINTS {
+        3
+    } else {
+        2
+    };
+    let mut bytes = 2 * part_slots + 2 * sets * part_own.div_ceil(8);
+    bytes += 2 * size.div_ceil(4096) * 33 + 2 * (size / layout.square_count()).div_ceil(8);
+    let sides = fast::exit_sides(material);
+    let fields = fast::exit_fields(geo, material);
+    let windows = fast::exit_windows(material);
+    let capacity = fast::window_capacity(geo, material);
+    for (((target, sides), field), window) in exit_targets(material)
+        .into_iter()
+        .zip(sides)
+        .zip(fields)
+        .zip(windows)
+    {
+        let Some(sub) = Layout::new(geo, target) else {
+            continue;
+        };
+        let slots = match (field, window) {
+            (_, Some(men)) => sub.size() / sub.square_count() * capacity * men.len() as u64,
+            (Some((man, rank)), None) => {
+                RankField::new(&sub, geo.files(), man, rank).size(sub.size())
+            }
+            (None, None) => sub.size(),
+        };
+        bytes += slots * sides.iter().filter(|&&s| s).count() as u64;
+    }
+    bytes + ALLOWANCE
+}
+
 /// `bytes` in GiB to one decimal (in MiB below one GiB), for messages.
 pub fn gib(bytes: u64) -> String {
     match bytes {
@@ -119,6 +182,27 @@ mod tests {
         assert_eq!(indexer.king_pairs(), 462);
         let five = Layout::new(&geo, Material::parse("KRBvKR").unwrap()).unwrap();
         assert_eq!(five.slots_written(), five.size());
+    }
+
+    /// A table solved in slices holds a part at a time: its figure, smaller tables and all, is
+    /// below half the two bytes a slot of its whole work table, and above the bytes of one part and the slices its
+    /// pushes read.
+    #[test]
+    fn sliced_tables_need_a_part_at_a_time() {
+        let geo = Geometry::new(Board::STANDARD);
+        let material = Material::parse("KRPvKR").unwrap();
+        let layout = Layout::sliced(&geo, material).unwrap();
+        let figure = need("KRPvKR");
+        assert_eq!(figure.core, CoreKind::Fast);
+        assert!(figure.bytes < layout.size(), "{}", gib(figure.bytes));
+        let (first, end) = layout.slice_span(0);
+        // A pawn on its second rank: its slice and its mirror's, and the two slices each of
+        // its pushes reaches.
+        assert!(
+            figure.bytes > 2 * 6 * (end - first),
+            "{}",
+            gib(figure.bytes)
+        );
     }
 
     /// The figures order the tables as their sizes do, and a six-man table on 8×8 fits the

@@ -31,6 +31,7 @@ fn browser() -> (PathBuf, PathBuf) {
     }
     let apt = |args: &[&str]| {
         Command::new("apt-get")
+            .args(["-o", "DPkg::Lock::Timeout=600"])
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()

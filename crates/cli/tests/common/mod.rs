@@ -7,10 +7,14 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 /// Installs Debian `packages` with apt-get (as root, as CI runs), refreshing the package lists
-/// if the first try fails; whether it succeeded.
+/// if the first try fails; whether it succeeded. The tests of one binary install one at a
+/// time, and apt-get waits for another process's lock rather than failing at once.
 pub fn apt_install(packages: &[&str]) -> bool {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let apt = |args: &[&str]| {
         Command::new("apt-get")
+            .args(["-o", "DPkg::Lock::Timeout=600"])
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()

@@ -73,6 +73,34 @@ impl Cells {
         }
     }
 
+    /// `len` slots, all 0, kept in a scratch file made in `dir` ([`Words::zeroed_in_file`]),
+    /// whose pages [`Cells::page_out`] hands back to the kernel.
+    pub fn in_file(len: u64, dir: &std::path::Path) -> std::io::Result<Cells> {
+        Ok(Cells {
+            words: Words::zeroed_in_file(len.div_ceil(8) as usize, dir)?,
+            len,
+        })
+    }
+
+    /// Whether the slots are kept in a scratch file ([`Cells::in_file`]).
+    pub fn is_in_file(&self) -> bool {
+        self.words.in_file()
+    }
+
+    /// Hands the pages of slots `first..end` (widened to whole pages) back to the kernel, where
+    /// the slots are kept in a scratch file; their bytes stay in it, read back when next
+    /// needed. Elsewhere it does nothing.
+    pub fn page_out(&self, first: u64, end: u64) {
+        self.words
+            .page_out((first / 8) as usize, end.div_ceil(8) as usize);
+    }
+
+    /// Sets every slot to 0, the memory of slots not kept in a file given back; for a caller
+    /// that no other thread reads or writes the slots beside (between passes).
+    pub fn clear(&self) {
+        self.words.clear();
+    }
+
     /// The number of slots.
     pub fn len(&self) -> u64 {
         self.len
@@ -195,6 +223,12 @@ impl SlotHints {
     /// No hints: every slot may be in the set.
     pub fn none() -> SlotHints {
         SlotHints::new(0)
+    }
+
+    /// Takes every slot out of the set, giving the memory of its words back (a set of no
+    /// words stays one that holds every slot).
+    pub fn clear(&mut self) {
+        self.words.clear();
     }
 
     /// The bits of the slots `64k .. 64k + 64`, slot `64k + b` in bit `b` (0 beyond the set).

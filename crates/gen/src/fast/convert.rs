@@ -1,10 +1,12 @@
 //! Between the stored index and the working layout.
 //!
-//! Owns: reading a stored table into every slot of its layout ([`load_subtable`]) and writing
-//! the work table as a stored body ([`write_body`]).
+//! Owns: reading a stored table into every slot of its layout ([`load_subtable`]), or into
+//! the slots a window shows, part after part ([`window_subtable`], [`Subtable::show`]), and
+//! writing the work table as a stored body ([`write_body`]).
 //! Must never: decide a value; it only moves codes between numberings.
 
-use super::layout::{Layout, RankField, MAX_MEN};
+use super::cells::Cells;
+use super::layout::{Layout, RankField, SquareWindow, MAX_MEN};
 use super::{rebase, Built, EpBuilt, Subtable};
 use crate::GenError;
 use rayon::prelude::*;
@@ -12,7 +14,7 @@ use retro_engine::index::GroupField;
 use retro_engine::{Geometry, Indexer, Man, Material, Position, Sq, TABLE_MEN};
 use retro_format::{FormatError, Table, TableWriter};
 use retro_rules::Side;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::path::Path;
 use std::sync::Mutex;
 
 fn unsupported(material: Material, reason: impl ToString) -> GenError {
@@ -25,52 +27,162 @@ fn unsupported(material: Material, reason: impl ToString) -> GenError {
 /// The stored table of `material` spread over the slots of its layout: each stored position's
 /// code goes to all the slots that hold it; only the sides to move `sides` marks (White first)
 /// are loaded, the others left empty; with `field` (a man and a rank, see
-/// `super::exit_fields`) only the slots with that man on that rank.
+/// `super::exit_fields`) only the slots with that man on that rank. With `paging`, a table of
+/// more than [`PAGED_SUBTABLE_SLOTS`] slots kept is held in scratch files there, its pages
+/// handed back to the kernel once loaded and after each part of a sliced build
+/// ([`Subtable::page_out`]).
 pub fn load_subtable(
     geo: &Geometry,
     table: &Table,
     material: Material,
     sides: [bool; 2],
     field: Option<(usize, u8)>,
+    paging: Option<&Path>,
 ) -> Result<Subtable, GenError> {
+    let (indexer, layout) = subtable_layout(geo, table, material)?;
+    let slots = layout.size();
+    let kept = match field {
+        Some((man, rank)) => Kept::Rank(RankField::new(&layout, geo.files(), man, rank)),
+        None => Kept::All,
+    };
+    let size = kept.size(slots);
+    let paging = paging.filter(|_| size > PAGED_SUBTABLE_SLOTS);
+    let mut codes: [Cells; 2] = [Cells::new(0), Cells::new(0)];
+    for (x, out) in codes.iter_mut().enumerate() {
+        if !sides[x] {
+            continue;
+        }
+        *out = match paging {
+            Some(dir) => Cells::in_file(size, dir).map_err(|source| FormatError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?,
+            None => Cells::new(size),
+        };
+        fill(geo, &indexer, &layout, table, x, out, &kept)?;
+    }
+    Ok(Subtable::new(layout, kept, codes, table.header().max_plies))
+}
+
+/// The table of `material` (stored in `table`) read a part at a time, through a window
+/// ([`SquareWindow`]) over the fields of the men `men` of its layout, at most `capacity`
+/// squares shown at once: the table a promotion of a sliced table leads into, of which each
+/// part reads only the slots with the promoted piece on the images of the squares its pawns
+/// promote on ([`Subtable::show`]). Nothing is shown, or held, until then.
+pub fn window_subtable(
+    geo: &Geometry,
+    table: Table,
+    material: Material,
+    sides: [bool; 2],
+    men: &[usize],
+    capacity: u64,
+) -> Result<Subtable, GenError> {
+    let (indexer, layout) = subtable_layout(geo, &table, material)?;
+    let window = SquareWindow::new(&layout, men, capacity);
+    let size = window.size();
+    let codes = sides.map(|read| Cells::new(if read { size } else { 0 }));
+    let max_plies = table.header().max_plies;
+    let mut sub = Subtable::new(layout, Kept::Window(window), codes, max_plies);
+    sub.source = Some(Source {
+        geo: geo.clone(),
+        indexer,
+        table,
+    });
+    Ok(sub)
+}
+
+impl Subtable {
+    /// A table read through a window ([`window_subtable`]): shows the images, under the
+    /// board's symmetries, of the squares of `promoted` (bit `sq` for square `sq`) and reads
+    /// in the slots they keep, all others hidden; with no squares, holds nothing. The caller
+    /// makes sure no thread reads the table meanwhile.
+    pub fn show(&self, promoted: u64) -> Result<(), GenError> {
+        let (Kept::Window(window), Some(source)) = (&self.kept, &self.source) else {
+            return Ok(());
+        };
+        let shown = super::slices::square_images(&source.geo, promoted);
+        assert!(
+            window.show(shown),
+            "more squares shown than the window holds"
+        );
+        for (x, cells) in self.codes.iter().enumerate() {
+            cells.clear();
+            if shown != 0 && !cells.is_empty() {
+                fill(
+                    &source.geo,
+                    &source.indexer,
+                    &self.layout,
+                    &source.table,
+                    x,
+                    cells,
+                    &self.kept,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The index and the slot layout of a smaller table stored in `table`.
+fn subtable_layout(
+    geo: &Geometry,
+    table: &Table,
+    material: Material,
+) -> Result<(Indexer, Layout), GenError> {
     let indexer = Indexer::new(geo, material).map_err(|e| unsupported(material, e))?;
     let layout = Layout::new(geo, material)
         .ok_or_else(|| unsupported(material, "no slot layout for this material"))?;
-    let slots = usize::try_from(layout.size()).map_err(|_| unsupported(material, "too large"))?;
+    usize::try_from(layout.size()).map_err(|_| unsupported(material, "too large"))?;
     if table.header().max_plies > SUBTABLE_MAX_PLIES {
         return Err(unsupported(
             material,
             "mates too long for one byte an entry",
         ));
     }
+    Ok((indexer, layout))
+}
+
+/// Reads side `x` of the stored table `table` into `cells`, the slots of `layout` that `kept`
+/// keeps; kept in a scratch file, a batch of king pairs at a time, the pages of the file and
+/// of the cells handed back after each.
+fn fill(
+    geo: &Geometry,
+    indexer: &Indexer,
+    layout: &Layout,
+    table: &Table,
+    x: usize,
+    cells: &Cells,
+    kept: &Kept,
+) -> Result<(), GenError> {
     let n = layout.men_count();
-    let field = field.map(|(man, rank)| RankField::new(&layout, geo.files(), man, rank));
-    let kept = field.map_or(slots, |f| f.size(slots as u64) as usize);
     // The kept field, if its man has no identical companion: he stands on his square in every
     // slot holding a position whose white king stands on no square a symmetry fixes (those
     // slots are the orders of the identical men), so such an entry with him on another rank
     // is kept in none.
+    let field = match kept {
+        Kept::Rank(f) => Some(*f),
+        _ => None,
+    };
     let lone_field = field.filter(|f| !layout.is_grouped(f.man()));
     // The cell of a slot, if it is kept.
-    let cell_of = |slot: u64| match &field {
-        Some(f) => f.number(slot).map(|n| n as usize),
-        None => Some(slot as usize),
-    };
-    let groups = group_fields(&indexer);
+    let cell_of = |slot: u64| kept.number(slot).map(|n| n as usize);
+    let groups = group_fields(indexer);
     let failure = Mutex::new(None);
-    let mut codes: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    for (x, out) in codes.iter_mut().enumerate() {
-        if !sides[x] {
-            continue;
-        }
-        let side = Side::ALL[x];
-        let mut cells = Vec::with_capacity(kept);
-        cells.resize_with(kept, || AtomicU8::new(0));
-        let inner = indexer.inner_size();
-        let width = usize::from(table.header().value_width);
-        let half =
-            &table.body()[x * indexer.size() as usize * width..][..indexer.size() as usize * width];
-        (0..indexer.king_pairs()).into_par_iter().for_each(|pair| {
+    let side = Side::ALL[x];
+    let inner = indexer.inner_size();
+    let width = usize::from(table.header().value_width);
+    let half_first = x * indexer.size() as usize * width;
+    let half = &table.body()[half_first..][..indexer.size() as usize * width];
+    // A large table is read a batch of king pairs at a time, the pages of its file (and of
+    // its cells, if kept in a file) handed back after each.
+    let paged = cells.is_in_file() || half.len() > PAGED_SUBTABLE_SLOTS as usize;
+    let batch = match paged {
+        true => 32,
+        false => indexer.king_pairs().max(1),
+    };
+    let pairs: Vec<usize> = (0..indexer.king_pairs()).collect();
+    for batch in pairs.chunks(batch) {
+        batch.par_iter().for_each(|&pair| {
             let first = pair as u64 * inner;
             let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
@@ -90,6 +202,13 @@ pub fn load_subtable(
                         }
                     };
                     for_each_run(groups, wk, bk, |run, squares, radix| {
+                        // A window keeps no slot of a run whose kept men all stand off the
+                        // squares it shows, in any image.
+                        if let Kept::Window(w) = kept {
+                            if !w.varies_within_runs() && !w.shows_any(squares) {
+                                return;
+                            }
+                        }
                         if fixed {
                             // The last man's squares follow one another in the run; every
                             // slot holding each position is written.
@@ -102,7 +221,7 @@ pub fn load_subtable(
                                     placed[n - 1] = squares[n - 1] + k as Sq;
                                     layout.for_each_holder(&placed[..n], |slot| {
                                         if let Some(at) = cell_of(slot) {
-                                            cells[at].store(code, Ordering::Relaxed)
+                                            cells.set(at as u64, code)
                                         }
                                     });
                                 }
@@ -118,7 +237,7 @@ pub fn load_subtable(
                             if code != 0 {
                                 layout.for_each_holder(squares, |slot| {
                                     if let Some(at) = cell_of(slot) {
-                                        cells[at].store(code, Ordering::Relaxed)
+                                        cells.set(at as u64, code)
                                     }
                                 });
                             }
@@ -127,9 +246,24 @@ pub fn load_subtable(
                         let base = layout.slot(squares);
                         // The run's entries kept: all of them, none (the kept man stands on
                         // another rank), or the last man's squares on the kept rank.
-                        let (skip, count) = match &field {
-                            None => (0, radix),
-                            Some(f) if f.man() == n - 1 => {
+                        let (skip, count) = match kept {
+                            Kept::All => (0, radix),
+                            Kept::Window(w) if w.varies_within_runs() => {
+                                // Entry by entry: the last man is one the window shows.
+                                let entries = &pair_entries[run * width..][..radix * width];
+                                for (k, entry) in entries.chunks_exact(width).enumerate() {
+                                    let code = entry_code(entry);
+                                    if let Some(at) = cell_of(base + k as u64) {
+                                        if code != 0 {
+                                            cells.set(at as u64, code);
+                                        }
+                                    }
+                                }
+                                return;
+                            }
+                            Kept::Window(w) if w.number(base).is_some() => (0, radix),
+                            Kept::Window(_) => return,
+                            Kept::Rank(f) if f.man() == n - 1 => {
                                 // The last man's kept squares follow one another.
                                 let kept = |k: &usize| f.number(base + *k as u64).is_some();
                                 let Some(skip) = (0..radix).find(kept) else {
@@ -137,15 +271,15 @@ pub fn load_subtable(
                                 };
                                 (skip, (skip..radix).take_while(kept).count())
                             }
-                            Some(f) if f.number(base).is_some() => (0, radix),
-                            Some(_) => return,
+                            Kept::Rank(f) if f.number(base).is_some() => (0, radix),
+                            Kept::Rank(_) => return,
                         };
                         let start = cell_of(base + skip as u64).expect("a kept slot");
                         let entries = &pair_entries[(run + skip) * width..][..count * width];
                         for (k, entry) in entries.chunks_exact(width).enumerate() {
                             let code = entry_code(entry);
                             if code != 0 {
-                                cells[start + k].store(code, Ordering::Relaxed);
+                                cells.set((start + k) as u64, code);
                             }
                         }
                     });
@@ -172,23 +306,79 @@ pub fn load_subtable(
                 layout.fold(&mut squares[..n]);
                 layout.for_each_holder(&squares[..n], |slot| {
                     if let Some(at) = cell_of(slot) {
-                        cells[at].store(code, Ordering::Relaxed)
+                        cells.set(at as u64, code)
                     }
                 });
             });
         });
-        *out = cells.into_iter().map(AtomicU8::into_inner).collect();
+        if paged {
+            let (first, last) = (batch[0] as u64, *batch.last().expect("a batch") as u64);
+            let start = half_first + (first * inner) as usize * width;
+            table.page_out(start, half_first + ((last + 1) * inner) as usize * width);
+            cells.page_out(0, cells.len());
+        }
     }
-    if let Some(e) = failure.into_inner().expect("no panics while locked") {
-        return Err(e);
+    match failure.into_inner().expect("no panics while locked") {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(Subtable::new(
-        layout,
-        field,
-        codes,
-        table.header().max_plies,
-    ))
 }
+
+/// Which slots of a smaller table's layout a [`Subtable`] keeps.
+#[derive(Debug)]
+pub enum Kept {
+    /// All of them.
+    All,
+    /// Those with one man on one rank (a table with pawns a promotion leads into).
+    Rank(RankField),
+    /// Those with a promoted piece on the squares a window shows (a pawnless table a
+    /// promotion of a sliced table leads into).
+    Window(SquareWindow),
+}
+
+impl Kept {
+    /// How many cells a layout of `slots` slots keeps.
+    fn size(&self, slots: u64) -> u64 {
+        match self {
+            Kept::All => slots,
+            Kept::Rank(f) => f.size(slots),
+            Kept::Window(w) => w.size(),
+        }
+    }
+
+    /// For the slots `base + q · stride` of a run (`q` the square of the man moving with it,
+    /// 0 in `base`): the cell of `base` and the step between two squares' cells; `None` where
+    /// the cells do not move with the run (a rank field), or `base` is not kept.
+    pub fn run(&self, base: u64, stride: u64) -> Option<(u64, u64)> {
+        match self {
+            Kept::All => Some((base, stride)),
+            Kept::Rank(_) => None,
+            Kept::Window(w) => w.run(base, stride),
+        }
+    }
+
+    /// The cell of `slot`, if it is kept.
+    #[inline(always)]
+    pub fn number(&self, slot: u64) -> Option<u64> {
+        match self {
+            Kept::All => Some(slot),
+            Kept::Rank(f) => f.number(slot),
+            Kept::Window(w) => w.number(slot),
+        }
+    }
+}
+
+/// What a table read through a window is read again from, part after part.
+pub struct Source {
+    geo: Geometry,
+    indexer: Indexer,
+    table: Table,
+}
+
+/// The most slots a side of a smaller table [`load_subtable`] keeps in memory when asked to
+/// page: above it (the five-man tables a six-man one promotes into, say), the table is kept in
+/// scratch files. 2²⁴ slots are 16 MiB.
+pub const PAGED_SUBTABLE_SLOTS: u64 = 1 << 24;
 
 /// A stored entry code as one byte: callers load only tables whose longest mate is at most
 /// [`SUBTABLE_MAX_PLIES`], whose codes all fit.
@@ -284,19 +474,54 @@ pub fn write_body(
     width: usize,
     writer: &TableWriter,
 ) -> Result<(), FormatError> {
-    let entries = indexer.size();
-    let layout = &built.layout;
-    let n = layout.men_count();
-    let inner = indexer.inner_size();
+    let n = built.layout.men_count();
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
         .collect();
     let groups = group_fields(indexer);
     let stored: [[u8; 2]; 256] =
         std::array::from_fn(|work| built.codes.stored(work as u8).to_le_bytes());
+    let block = built.layout.square_count().pow(n as u32 - 2);
+    // A table kept in scratch files is written a batch of king pairs at a time, its pages
+    // handed back after each, so that it is never read into memory whole.
+    let paged = built.cells.iter().any(|cells| cells.is_in_file());
+    let batch = if paged { 64 } else { tasks.len().max(1) };
+    for batch in tasks.chunks(batch) {
+        write_pairs(
+            geo, indexer, built, width, writer, batch, &groups, &stored, block,
+        )?;
+        if paged {
+            for cells in &built.cells {
+                cells.page_out(0, cells.len());
+            }
+        }
+    }
+    match &built.ep {
+        Some(ep) => write_ep_entries(geo, indexer, built, ep, width, writer),
+        None => Ok(()),
+    }
+}
+
+/// [`write_body`] for the king pairs `tasks` (side to move, pair), `groups` the index's groups
+/// of men, `stored` the stored code of each work code, `block` the slots of a pair of kings.
+#[allow(clippy::too_many_arguments)]
+fn write_pairs(
+    geo: &Geometry,
+    indexer: &Indexer,
+    built: &Built,
+    width: usize,
+    writer: &TableWriter,
+    tasks: &[(usize, usize)],
+    groups: &Option<Vec<GroupField>>,
+    stored: &[[u8; 2]; 256],
+    block: u64,
+) -> Result<(), FormatError> {
+    let entries = indexer.size();
+    let layout = &built.layout;
+    let n = layout.men_count();
+    let inner = indexer.inner_size();
     let folds = !built.snapshots.is_empty();
-    let block = layout.square_count().pow(n as u32 - 2);
-    tasks.into_par_iter().try_for_each_init(
+    tasks.par_iter().copied().try_for_each_init(
         || {
             (
                 vec![0u8; inner as usize * width],
@@ -399,11 +624,7 @@ pub fn write_body(
             }
             writer.write_body_at((x as u64 * entries + first) * width as u64, out)
         },
-    )?;
-    match &built.ep {
-        Some(ep) => write_ep_entries(geo, indexer, built, ep, width, writer),
-        None => Ok(()),
-    }
+    )
 }
 
 /// Whether a placement of a run (`squares`, the last man moved on `k` squares, identical men

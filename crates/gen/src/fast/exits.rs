@@ -7,35 +7,35 @@
 //! exit (where its men go, which table and side it reads), and the look-up of an exit's value.
 //! Must never: write the work table; look anything up but in a [`Subtable`] loaded beforehand.
 
+use super::convert::{Kept, Source};
 use super::*;
 use crate::exits::{exit_material, for_each_exit_kind};
 
 /// A smaller table in its own layout, for the look-ups of exits.
 pub struct Subtable {
     pub(super) layout: Layout,
-    /// The slots held: all of them, or (the table of a promotion, whose promoted piece stands
-    /// on its last rank) those with one man on one rank, numbered by that field.
-    pub(super) field: Option<RankField>,
+    /// The slots held: all of them, those with one man on one rank, numbered by that field
+    /// (the table of a promotion, whose promoted piece stands on its last rank), or those a
+    /// window shows (a pawnless table a promotion of a sliced table leads into).
+    pub(super) kept: Kept,
+    /// A table read through a window: what each part reads it from again.
+    pub(super) source: Option<Source>,
     /// Stored entry codes (`0` none, `1` draw, `2 + plies`), by side to move and slot (or
     /// number of `field`).
-    pub(super) codes: [Vec<u8>; 2],
+    pub(super) codes: [Cells; 2],
     /// The table's longest mate in plies (its file's header): an exit into it is at most a ply
     /// longer.
     pub(super) max_plies: u32,
 }
 
 impl Subtable {
-    /// A table's entry codes spread over the slots of its layout that `field` keeps (all
-    /// without one), its longest mate `max_plies` plies.
-    pub fn new(
-        layout: Layout,
-        field: Option<RankField>,
-        codes: [Vec<u8>; 2],
-        max_plies: u32,
-    ) -> Subtable {
+    /// A table's entry codes spread over the slots of its layout that `kept` keeps, its
+    /// longest mate `max_plies` plies.
+    pub fn new(layout: Layout, kept: Kept, codes: [Cells; 2], max_plies: u32) -> Subtable {
         Subtable {
             layout,
-            field,
+            kept,
+            source: None,
             codes,
             max_plies,
         }
@@ -44,13 +44,19 @@ impl Subtable {
     /// The code of `slot` with side `x` to move.
     #[inline(always)]
     pub(super) fn code(&self, x: usize, slot: u64) -> u8 {
-        let at = match &self.field {
-            Some(field) => field
-                .number(slot)
-                .expect("an exit into a table kept in part reaches the part kept"),
-            None => slot,
-        };
-        self.codes[x][at as usize]
+        let at = self
+            .kept
+            .number(slot)
+            .expect("an exit into a table kept in part reaches the part kept");
+        self.codes[x].get(at)
+    }
+
+    /// Hands the pages of the codes back to the kernel where they are kept in scratch files
+    /// ([`super::convert::load_subtable`]); a later look-up reads them back.
+    pub fn page_out(&self) {
+        for codes in &self.codes {
+            codes.page_out(0, codes.len());
+        }
     }
 }
 
@@ -60,32 +66,56 @@ impl Subtable {
 /// (White) or first (Black) man of its group, identical men being sorted by square. Only
 /// those slots of such a table need loading, a rank's worth.
 pub fn exit_fields(geo: &Geometry, material: Material) -> Vec<Option<(usize, u8)>> {
+    per_promotion_target(material, |target, group| {
+        let (side, _) = target.men()[group[0]];
+        match (target.has_pawns(), side) {
+            (false, _) => None,
+            (true, Side::White) => group.last().map(|&j| (j, geo.ranks() - 1)),
+            (true, Side::Black) => group.first().map(|&j| (j, 0)),
+        }
+    })
+}
+
+/// For each of [`exit_targets`], the men a window over it keeps
+/// ([`super::layout::SquareWindow`]) when only promotions without a capture lead there and the
+/// table has no pawns: the promoted piece and the men identical to it (the layout sorts them
+/// by square, so the piece may stand in any of their fields). A sliced table reads such a
+/// table a part at a time ([`Subtable::show`]).
+pub fn exit_windows(material: Material) -> Vec<Option<Vec<usize>>> {
+    per_promotion_target(material, |target, group| {
+        (!target.has_pawns()).then(|| group.to_vec())
+    })
+}
+
+/// For each of [`exit_targets`], `of(target, group)` where every exit into it is a promotion
+/// without a capture that gives the same value, `group` being the promoted piece and the men
+/// identical to it in the target's order of men; `None` elsewhere.
+fn per_promotion_target<T: Clone + PartialEq>(
+    material: Material,
+    of: impl Fn(Material, &[usize]) -> Option<T>,
+) -> Vec<Option<T>> {
     let targets = exit_targets(material);
-    let mut fields: Vec<Option<Option<(usize, u8)>>> = vec![None; targets.len()];
+    let mut merged: Vec<Option<Option<T>>> = vec![None; targets.len()];
     for_each_exit_kind(material, |removed, promoted, _| {
         let rule = exit_rule(material, &targets, removed, promoted);
         let target = targets[rule.sub];
-        let field = match promoted {
-            Some((i, _)) if removed.is_empty() && target.has_pawns() => {
+        let value = match promoted {
+            Some((i, _)) if removed.is_empty() => {
                 let men = target.men();
                 let k = rule.to[i];
-                let (side, _) = men[k];
-                let group = (0..men.len()).filter(|&j| men[j] == men[k]);
-                match side {
-                    Side::White => group.max().map(|j| (j, geo.ranks() - 1)),
-                    Side::Black => group.min().map(|j| (j, 0)),
-                }
+                let group: Vec<usize> = (0..men.len()).filter(|&j| men[j] == men[k]).collect();
+                of(target, &group)
             }
             _ => None,
         };
-        let merged = &mut fields[rule.sub];
-        *merged = Some(match *merged {
-            None => field,
-            Some(before) if before == field => field,
+        let slot = &mut merged[rule.sub];
+        *slot = Some(match slot.take() {
+            None => value,
+            Some(before) if before == value => value,
             Some(_) => None,
         });
     });
-    fields.into_iter().map(Option::flatten).collect()
+    merged.into_iter().map(Option::flatten).collect()
 }
 
 /// Where a capture or a promotion leads: the smaller table and where each man goes in it.

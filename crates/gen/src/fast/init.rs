@@ -29,6 +29,7 @@
 //! pass, so the watch codes are given up before the first pass when it lies deeper than they
 //! allow.
 
+use super::convert::Kept;
 use super::*;
 
 /// A capture, or a promotion without one, of a run of [`Core::classify_range`] whose slot in
@@ -46,7 +47,7 @@ pub(super) struct RunExit<'a> {
     /// (a capture holds while the moving man attacks `target`).
     pub(super) push: bool,
     /// The entry codes of the other table, with its side to move after the capture.
-    pub(super) codes: &'a [u8],
+    pub(super) codes: &'a Cells,
     /// The slot there with the field of the man on the last man's square `0`.
     pub(super) base: u64,
     /// The stride of that field (`0`: no man stands there, the last man having captured).
@@ -94,7 +95,7 @@ impl RunExit<'_> {
             last
         };
         let turned = self.map[last];
-        self.codes[(self.base + u64::from(turned) * self.stride) as usize]
+        self.codes.get(self.base + u64::from(turned) * self.stride)
     }
 }
 
@@ -630,6 +631,11 @@ impl<const N: usize> Core<'_, N> {
             }
             None => (slot, 0),
         };
+        // The cells of a table read through a window move with the run as its slots do.
+        let (base, stride) = sub
+            .kept
+            .run(base, stride)
+            .expect("a run exit leads into the cells kept");
         let x = self.side_of(i);
         run.exits.push(RunExit {
             side: x,
@@ -645,12 +651,19 @@ impl<const N: usize> Core<'_, N> {
         true
     }
 
-    /// Whether an exit (`rule`) can be a run exit: it leads into a table kept whole in which
-    /// the man on the last man's square after it (`moving`; `None`: no man) has no identical
-    /// companion.
+    /// Whether an exit (`rule`) can be a run exit: it leads into a table kept whole, or read
+    /// through a window that does not keep the field of the man on the last man's square
+    /// after it (`moving`; `None`: no man), and that man has no identical companion.
     pub(super) fn run_exit_fits(&self, rule: ExitRule, moving: Option<usize>) -> bool {
         let sub = &self.shared.subs[rule.sub];
-        sub.field.is_none() && !moving.is_some_and(|m| sub.layout.is_grouped(rule.to[m]))
+        let kept = match &sub.kept {
+            Kept::All => true,
+            Kept::Rank(_) => false,
+            Kept::Window(w) => {
+                !moving.is_some_and(|m| w.keeps_stride(sub.layout.stride(rule.to[m])))
+            }
+        };
+        kept && !moving.is_some_and(|m| sub.layout.is_grouped(rule.to[m]))
     }
 
     /// The init codes of a placement with White and with Black to move, given every man's

@@ -7,13 +7,14 @@
 //! with ([`bits`]).
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
 //! compare its files byte for byte with the reference core in `super`); write a table file
-//! itself (it writes only the scratch snapshots of [`rebase`], deleted when dropped).
+//! itself (it writes only scratch files, gone when dropped: the snapshots of [`rebase`], and
+//! the work table of a sliced build, [`words`]).
 //!
 //! # The rooms
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`layout`], [`bits`], [`words`] | slots: one field per man, the White king folded; attack tables; words of bytes |
+//! | [`layout`], [`bits`], [`words`] | slots: one field per man, the White king folded; windows over a promotion's table; attack tables; words of bytes, in memory or a scratch file |
 //! | [`cells`] | the work table (a byte per slot and side) and the hints (a bit per slot) |
 //! | `codes` | what a byte says: undecided, watching, counting, decided in `n` plies |
 //! | `exits` | captures and promotions, the smaller tables they lead into ([`exit_targets`]) |
@@ -126,7 +127,8 @@ mod wins;
 
 pub use crate::exit_targets;
 pub use codes::{WorkCodes, MAX_WORK_PLIES};
-pub use exits::{exit_fields, exit_sides, Subtable};
+pub use exits::{exit_fields, exit_sides, exit_windows, Subtable};
+pub use slices::window_capacity;
 
 use codes::*;
 use en_passant::*;
@@ -143,7 +145,7 @@ use cells::{
     SlotSet, BYTE_ONES,
 };
 use ep::EpLayout;
-use layout::{Layout, RankField, MAX_MEN};
+use layout::{Layout, MAX_MEN};
 use rayon::prelude::*;
 use rebase::Snapshots;
 use retro_engine::material::side_index;
@@ -250,6 +252,9 @@ struct Core<'a, const N: usize> {
     losses: LossCounts,
     /// The en-passant positions (material with pawns of both sides).
     ep: Option<EpCells>,
+    /// Sliced: by chunk, whether its part has been started (the chunks of parts not yet
+    /// started hold only undecided slots, which no change of encoding touches).
+    started: Vec<bool>,
 }
 
 /// How the fast core spends its work byte; tests change it to reach paths that 8×8 tables
@@ -298,6 +303,10 @@ pub fn build(
         .flatten()
     {
         match build_in(geo, material, subs, layout, tuning, scratch, observer) {
+            // Tables read through windows serve slices alone: the caller reads them whole.
+            Err(Declined::TooDeep) if subs.iter().any(|sub| sub.source.is_some()) => {
+                return Err(Declined::TooDeep)
+            }
             Err(Declined::TooDeep) => {}
             other => return other,
         }

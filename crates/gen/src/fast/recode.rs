@@ -123,6 +123,11 @@ impl<const N: usize> Core<'_, N> {
     /// Replaces every code `c` of the work tables by `map[c]`, in the chunks of `part` (`None`:
     /// all, en-passant tables too), and makes their code sets and the deepest code again.
     pub(super) fn remap(&mut self, map: &[u8; 256], part: Option<&[usize]>) {
+        debug_assert_eq!(
+            map[usize::from(NONE)],
+            NONE,
+            "undecided slots stay undecided"
+        );
         let ep_tables = self
             .ep
             .iter()
@@ -134,42 +139,59 @@ impl<const N: usize> Core<'_, N> {
             let chunks = match part {
                 Some(part) => part,
                 None => {
-                    all = (0..presence.len()).collect();
+                    all = (0..presence.len())
+                        .filter(|&c| !self.sliced || self.started[c])
+                        .collect();
                     &all
                 }
             };
-            chunks.par_iter().for_each(|&chunk| {
-                let sets = &presence[chunk];
-                let first = chunk as u64 * CHUNK;
-                let end = (first + CHUNK).min(size);
-                let mut present = [0u64; 4];
-                let mut word = 0u64;
-                let mut codes = [0u8; CHUNK as usize];
-                let codes = &mut codes[..(end - first) as usize];
-                cells.copy_to(first, codes);
-                let mut changed = false;
-                for (k, &old) in codes.iter().enumerate() {
-                    let code = map[usize::from(old)];
-                    changed |= code != old;
-                    present[usize::from(code >> 6)] |= 1 << (code & 63);
-                    word |= u64::from(code) << (k % 8 * 8);
-                    if k % 8 == 7 || first + k as u64 + 1 == end {
-                        // Unchanged words are not written again (pages of no position stay
-                        // untouched, see `init`).
-                        if changed {
-                            cells.set_word((first / 8) as usize + k / 8, word);
-                        }
-                        word = 0;
-                        changed = false;
-                    }
+            // The chunks of a sliced table's parts not yet started are left unread (all
+            // undecided, which every map keeps); the pages of a table kept in scratch files are
+            // handed back a batch of chunks at a time, so that remapping the parts solved so
+            // far holds no more of them in memory than a part does.
+            let batch = if cells.is_in_file() { 1024 } else { usize::MAX };
+            chunks.par_chunks(batch).for_each(|batch| {
+                for &chunk in batch {
+                    remap_chunk(cells, &presence[chunk], map, chunk, size);
                 }
-                for (set, bits) in sets.iter().zip(present) {
-                    set.store(bits, Ordering::Relaxed);
+                if let (Some(&low), Some(&high)) = (batch.iter().min(), batch.iter().max()) {
+                    cells.page_out(low as u64 * CHUNK, ((high as u64 + 1) * CHUNK).min(size));
                 }
             });
         }
         let deepest = self.deepest.load(Ordering::Relaxed);
         self.deepest
             .store(u32::from(map[deepest.min(255) as usize]), Ordering::Relaxed);
+    }
+}
+
+/// Replaces every code `c` of chunk `chunk` of `cells` (of `size` slots) by `map[c]` and makes
+/// its code set `sets` again.
+fn remap_chunk(cells: &Cells, sets: &[AtomicU64; 4], map: &[u8; 256], chunk: usize, size: u64) {
+    let first = chunk as u64 * CHUNK;
+    let end = (first + CHUNK).min(size);
+    let mut present = [0u64; 4];
+    let mut word = 0u64;
+    let mut codes = [0u8; CHUNK as usize];
+    let codes = &mut codes[..(end - first) as usize];
+    cells.copy_to(first, codes);
+    let mut changed = false;
+    for (k, &old) in codes.iter().enumerate() {
+        let code = map[usize::from(old)];
+        changed |= code != old;
+        present[usize::from(code >> 6)] |= 1 << (code & 63);
+        word |= u64::from(code) << (k % 8 * 8);
+        if k % 8 == 7 || first + k as u64 + 1 == end {
+            // Unchanged words are not written again (pages of no position stay
+            // untouched, see `init`).
+            if changed {
+                cells.set_word((first / 8) as usize + k / 8, word);
+            }
+            word = 0;
+            changed = false;
+        }
+    }
+    for (set, bits) in sets.iter().zip(present) {
+        set.store(bits, Ordering::Relaxed);
     }
 }

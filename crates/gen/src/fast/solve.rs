@@ -115,7 +115,10 @@ pub(super) fn solve<const N: usize>(
         Some(_) => WorkCodes::new(0, codes.rebase_span),
         None => codes,
     };
-    let mut core = Core::<N>::new(parts, first_codes, &mode, plan.chunk_end.len());
+    // A sliced table keeps its bytes in scratch files where it has somewhere to put them, and
+    // holds in memory only the parts its passes read (see `slices`).
+    let paging = scratch.filter(|_| sliced);
+    let mut core = Core::<N>::new(parts, first_codes, &mode, plan.chunk_end.len(), paging)?;
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
     // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
     let open: [Vec<AtomicBool>; 2] = std::array::from_fn(|_| {
@@ -143,6 +146,11 @@ pub(super) fn solve<const N: usize>(
     for (p, part) in plan.parts.iter().enumerate() {
         if sliced {
             core.start_part(watching, plan.pushes_depth(p, layout, &slice_depths), part);
+            // The tables read through windows show what this part's promotions reach.
+            let promoted = plan.promotion_squares(p, layout);
+            for sub in parts.subs {
+                sub.show(promoted).map_err(Declined::Failed)?;
+            }
         }
         let legal = core.init_part(part, &plan.chunk_end, progress)?;
         core.watch_after_init(watch_after_init, part);
@@ -175,6 +183,7 @@ pub(super) fn solve<const N: usize>(
         }
         retrograde_seconds += retrograde_start.elapsed().as_secs_f64();
         if sliced {
+            core.put_part_away();
             observer.progressed(2 * part.len() as u64 * CHUNK);
         }
     }
@@ -195,16 +204,33 @@ pub(super) fn solve<const N: usize>(
 
 impl<'a, const N: usize> Core<'a, N> {
     /// The state of a build of `parts` in `mode`, its cells all `0`, holding `codes`, over
-    /// `chunks` chunks.
-    fn new(parts: &'a Parts<'a>, codes: WorkCodes, mode: &Mode, chunks: usize) -> Core<'a, N> {
+    /// `chunks` chunks; the cells kept in scratch files in `paging` if given.
+    fn new(
+        parts: &'a Parts<'a>,
+        codes: WorkCodes,
+        mode: &Mode,
+        chunks: usize,
+        paging: Option<&Path>,
+    ) -> Result<Core<'a, N>, Declined> {
         let layout = parts.layout;
         let size = layout.size();
+        let cells = |_| match paging {
+            Some(dir) => Cells::in_file(size, dir).map_err(|source| {
+                Declined::Failed(GenError::Format(retro_format::FormatError::Io {
+                    path: dir.to_path_buf(),
+                    source,
+                }))
+            }),
+            None => Ok(Cells::new(size)),
+        };
+        let [white, black] = [0, 1].map(cells);
+        let cells = [white?, black?];
         let hints = |size| match mode.hinted {
             true => SlotHints::new(size),
             false => SlotHints::none(),
         };
         let by_ways_out = mode.search == LossSearch::WaysOut;
-        Core {
+        Ok(Core {
             refold: std::array::from_fn(|i| i < N && layout.is_grouped(i)),
             grouped: (0..N).any(|i| layout.is_grouped(i)),
             search: mode.search,
@@ -212,7 +238,7 @@ impl<'a, const N: usize> Core<'a, N> {
             codes,
             finished: codes,
             shared: parts,
-            cells: [Cells::new(size), Cells::new(size)],
+            cells,
             may_win: std::array::from_fn(|_| match mode.shared_win_hints {
                 true => SlotHints::none(),
                 false => hints(size),
@@ -229,6 +255,7 @@ impl<'a, const N: usize> Core<'a, N> {
                 false => RunMarks::new(0),
             }),
             presence: [presence_sets(chunks), presence_sets(chunks)],
+            started: vec![false; chunks],
             too_deep: AtomicBool::new(false),
             deepest: AtomicU32::new(0),
             exit_loss: AtomicU32::new(0),
@@ -242,6 +269,21 @@ impl<'a, const N: usize> Core<'a, N> {
                     floor: sizes.map(Cells::new),
                 }
             }),
+        })
+    }
+
+    /// Sliced, after a part is solved: its hints are of no more use (no later part reads
+    /// them), and its bytes, kept in scratch files, are handed back to the kernel until a
+    /// later part's pushes read them, as are the pages of the smaller tables kept so.
+    fn put_part_away(&mut self) {
+        for sub in self.shared.subs {
+            sub.page_out();
+        }
+        for x in 0..2 {
+            self.cells[x].page_out(0, self.cells[x].len());
+            self.may_win[x].clear();
+            self.may_lose[x].clear();
+            self.not_won[x].clear();
         }
     }
 
@@ -249,6 +291,9 @@ impl<'a, const N: usize> Core<'a, N> {
     /// its pushes, which lead into parts `pushes_depth` plies deep, may store deeper values
     /// than they allow (a push into a slice `d` plies deep stores at most `d + 1` plies).
     fn start_part(&mut self, watching: WorkCodes, pushes_depth: u32, part: &[usize]) {
+        for &chunk in part {
+            self.started[chunk] = true;
+        }
         self.codes = watching;
         if self.codes.watch_keys > 0 && pushes_depth + 1 > self.codes.max_plies() {
             self.stop_watching_part(part);

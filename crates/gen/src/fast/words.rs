@@ -7,11 +7,20 @@
 //! do. The byte view lets threads write single slots with plain stores instead of a
 //! compare-exchange on the word (a locked instruction, which also stops the processor from
 //! overlapping the cache misses around it).
-//! Must never: hand out memory that is not zeroed, or outlive its mapping. Callers must not
-//! read a word whole while another thread writes one of its bytes (mixed-size accesses that
-//! race): [`super::cells`] says how its passes keep to that.
+//!
+//! A table solved a part at a time keeps its bytes in a scratch file instead
+//! ([`Words::zeroed_in_file`]): an unnamed file in the tables directory, its blocks reserved
+//! when it is made (so that a full disk is an error then, not a fault halfway), mapped shared,
+//! and gone with the mapping whatever way the program ends. Pages of a part no pass reads any
+//! longer are handed back to the kernel ([`Words::page_out`]), which keeps their bytes in the
+//! file; a later read brings them back.
+//! Must never: hand out memory that is not zeroed, or outlive its mapping; lose a byte when
+//! its pages are handed back. Callers must not read a word whole while another thread writes
+//! one of its bytes (mixed-size accesses that race): [`super::cells`] says how its passes keep
+//! to that.
 
-use std::sync::atomic::{AtomicU64, AtomicU8};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 /// A fixed-length, zero-initialised array of 64-bit words, shared between threads.
 pub struct Words {
@@ -30,6 +39,8 @@ enum Storage {
     Mapped(memmap2::MmapMut),
     /// The heap, where no mapping could be made (or for an empty array).
     Heap(Vec<AtomicU64>),
+    /// A shared mapping of an unnamed scratch file (the file is kept open with it).
+    File(memmap2::MmapMut, std::fs::File),
 }
 
 impl Words {
@@ -54,6 +65,80 @@ impl Words {
             base: words.as_ptr() as usize,
             len,
             _storage: Storage::Heap(words),
+        }
+    }
+
+    /// `len` words, all zero, kept in an unnamed scratch file made in `dir`, its blocks
+    /// reserved now: an error if `dir` cannot hold them.
+    pub fn zeroed_in_file(len: usize, dir: &Path) -> std::io::Result<Words> {
+        let bytes = len.checked_mul(8).expect("a work table fits in memory");
+        if len == 0 {
+            return Ok(Words::zeroed(0));
+        }
+        let file = tempfile::tempfile_in(dir)?;
+        // A sparse file would meet a full disk when a page is first written back, as a fault
+        // in whichever thread touched it; reserved blocks meet it here.
+        match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, bytes as u64) {
+            Ok(()) => {}
+            Err(e) if e == rustix::io::Errno::OPNOTSUPP => file.set_len(bytes as u64)?,
+            Err(e) => return Err(e.into()),
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: the file is unnamed and private to this process (no other mapping or writer
+        // can change it under the mapping), and its length is `bytes`.
+        let map = unsafe { memmap2::MmapOptions::new().len(bytes).map_mut(&file)? };
+        Ok(Words {
+            base: map.as_ptr() as usize,
+            len,
+            _storage: Storage::File(map, file),
+        })
+    }
+
+    /// Whether the words are kept in a scratch file ([`Words::zeroed_in_file`]).
+    pub fn in_file(&self) -> bool {
+        matches!(self._storage, Storage::File(..))
+    }
+
+    /// Hands the pages of words `first..end` (widened to whole pages) back to the kernel, where
+    /// the words are kept in a scratch file: their contents stay in the file, and a later read
+    /// brings them back. Elsewhere it does nothing.
+    pub fn page_out(&self, first: usize, end: usize) {
+        const PAGE: usize = 4096;
+        let Storage::File(map, _) = &self._storage else {
+            return;
+        };
+        let from = (first * 8) / PAGE * PAGE;
+        let to = (end.min(self.len) * 8).div_ceil(PAGE) * PAGE;
+        let to = to.min(map.len());
+        if from >= to {
+            return;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: in a shared mapping of a file, dropping pages keeps their contents: the
+        // kernel writes dirty pages back to the file, and a later access reads them from it,
+        // so every view of these words goes on seeing the same values.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+        };
+    }
+
+    /// Sets every word to zero, giving back the memory of an anonymous mapping (its pages are
+    /// then zero until written again). For a caller that no other thread reads or writes the
+    /// words beside (between passes).
+    pub fn clear(&self) {
+        if let Storage::Mapped(map) = &self._storage {
+            #[allow(unsafe_code)]
+            // SAFETY: every access to these words is atomic, through `words` and `bytes`; in a
+            // private anonymous mapping, dropped pages read as zero afterwards, as if each
+            // word had been stored zero, which is what this promises.
+            let dropped =
+                unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) }.is_ok();
+            if dropped {
+                return;
+            }
+        }
+        for word in self.words() {
+            word.store(0, Ordering::Relaxed);
         }
     }
 
@@ -101,6 +186,43 @@ mod tests {
                 assert_eq!(w.load(Ordering::Relaxed), k as u64 * 3 + 1);
             }
         }
+    }
+
+    /// Words kept in a scratch file keep their values when their pages are handed back, and
+    /// cleared words read zero, in every storage.
+    #[test]
+    fn paged_out_words_keep_their_values_and_cleared_ones_are_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let len = 3 << 12;
+        let mut stores = [
+            Words::zeroed_in_file(len, dir.path()).unwrap(),
+            Words::zeroed(len),
+            Words::zeroed(5),
+        ];
+        assert!(stores[0].in_file() && !stores[1].in_file());
+        // The scratch file has no name: the directory stays empty.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        for words in &mut stores {
+            let len = words.words().len();
+            for (k, w) in words.words().iter().enumerate() {
+                w.store(k as u64 ^ 0x5A5A, Ordering::Relaxed);
+            }
+            words.page_out(0, len);
+            words.page_out(len / 3, len / 2);
+            for (k, w) in words.words().iter().enumerate() {
+                assert_eq!(w.load(Ordering::Relaxed), k as u64 ^ 0x5A5A);
+            }
+            words.clear();
+            assert!(words.words().iter().all(|w| w.load(Ordering::Relaxed) == 0));
+        }
+    }
+
+    /// A scratch file that cannot be made is an error for the caller to report, not a fault.
+    #[test]
+    fn a_scratch_file_nowhere_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        assert!(Words::zeroed_in_file(1 << 10, &missing).is_err());
     }
 
     #[test]

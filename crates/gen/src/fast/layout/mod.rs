@@ -45,8 +45,10 @@ use retro_rules::{Piece, Side};
 
 mod rank_field;
 mod slices;
+mod window;
 
 pub use rank_field::RankField;
+pub use window::SquareWindow;
 
 /// The most men a slot can hold.
 pub const MAX_MEN: usize = 8;

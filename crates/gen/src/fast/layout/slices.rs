@@ -72,9 +72,26 @@ impl Layout {
     /// way is not looked at). Each comes earlier in [`Layout::slice_groups`].
     pub fn push_targets(&self, number: u64) -> Vec<u64> {
         let pawns = self.slice_squares(number);
-        let files = Sq::from(self.files);
         let mut targets = Vec::new();
-        for (k, (&i, &sq)) in self.lead.iter().zip(&pawns).enumerate() {
+        for (k, to, promotes) in self.pushes(&pawns) {
+            if promotes || pawns.contains(&to) {
+                continue;
+            }
+            let mut moved = pawns.clone();
+            moved[k] = to;
+            moved.sort_unstable();
+            targets.push(self.slice_number(&moved));
+        }
+        targets
+    }
+
+    /// Each push of a pawn standing on `pawns` (the lead men's squares): a step, and two from
+    /// its second rank, as the pawn's place among the lead men, the square it goes to and
+    /// whether that is its last rank (a push beyond it left out).
+    fn pushes(&self, pawns: &[Sq]) -> Vec<(usize, Sq, bool)> {
+        let files = Sq::from(self.files);
+        let mut pushes = Vec::new();
+        for (k, (&i, &sq)) in self.lead.iter().zip(pawns).enumerate() {
             let rank = sq / files;
             // Ranks counted from the pawn's own side: it starts on 1 and promotes on the last.
             let (own_rank, up): (u8, fn(Sq, Sq) -> Sq) = match self.men[i].0 {
@@ -83,20 +100,13 @@ impl Layout {
             };
             let steps: &[Sq] = if own_rank == 1 { &[1, 2] } else { &[1] };
             for &step in steps {
-                if own_rank + step + 1 >= self.ranks {
-                    continue;
+                if own_rank + step < self.ranks {
+                    let promotes = own_rank + step + 1 == self.ranks;
+                    pushes.push((k, up(sq, step * files), promotes));
                 }
-                let to = up(sq, step * files);
-                if pawns.contains(&to) {
-                    continue;
-                }
-                let mut moved = pawns.clone();
-                moved[k] = to;
-                moved.sort_unstable();
-                targets.push(self.slice_number(&moved));
             }
         }
-        targets
+        pushes
     }
 
     /// The number of the slice whose lead men (the pawns) stand on `pawns`, in men order
@@ -115,6 +125,16 @@ impl Layout {
             number /= self.squares;
         }
         pawns
+    }
+
+    /// The squares the pawns of slice `number` promote on by a push (bit `sq` for square
+    /// `sq`): a step ahead of a pawn on the rank before its last, and two ahead of one on its
+    /// second rank where that leads onto the last (a board of four ranks).
+    pub fn promotion_squares(&self, number: u64) -> u64 {
+        self.pushes(&self.slice_squares(number))
+            .into_iter()
+            .filter(|&(_, _, promotes)| promotes)
+            .fold(0, |squares, (_, to, _)| squares | 1 << to)
     }
 
     /// The number of slices of a sliced layout (blocks of [`Layout::slice_span`], used or not).
