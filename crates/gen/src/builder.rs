@@ -199,6 +199,7 @@ impl Builder {
                 }
             }
         }
+        self.check_disk(&plan, &kept, targets)?;
         // One run writing a directory at a time: another would write the same files. A run
         // that only reads what is there takes no lock.
         let writes = self.pack.is_some() || plan.iter().any(|m| !kept.contains_key(m));
@@ -277,6 +278,42 @@ impl Builder {
             }
         }
         self.build_reference(material, observer)
+    }
+
+    /// Refuses a run whose tables to build (those of `plan` not in `kept`) and the largest of
+    /// their scratch files would not fit the disk of the tables directory
+    /// ([`crate::disk_needed`]); a directory whose free space cannot be read is not checked.
+    fn check_disk<T>(
+        &self,
+        plan: &[Material],
+        kept: &BTreeMap<Material, T>,
+        targets: &[Material],
+    ) -> Result<(), GenError> {
+        let Ok(stats) = rustix::fs::statvfs(&self.dir) else {
+            return Ok(());
+        };
+        let available = stats.f_bavail.saturating_mul(stats.f_frsize);
+        let (mut tables, mut scratch) = (0u64, 0u64);
+        let mut largest = targets.first().copied();
+        for &material in plan.iter().filter(|m| !kept.contains_key(m)) {
+            let Some(need) = crate::disk_needed(&self.geo, material, self.core) else {
+                continue;
+            };
+            tables = tables.saturating_add(need.table);
+            if need.scratch > scratch {
+                (scratch, largest) = (need.scratch, Some(material));
+            }
+        }
+        let needed = tables.saturating_add(scratch);
+        match largest {
+            Some(material) if needed > available => Err(GenError::NotEnoughDisk {
+                material: material.to_string(),
+                dir: self.dir.clone(),
+                needed,
+                available,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The header of the table `indexer` numbers, whose longest mate takes `max_plies`.

@@ -53,7 +53,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use exits::exit_targets;
-pub use memory::{memory_needed, MemoryNeed};
+pub use memory::{disk_needed, memory_needed, DiskNeed, MemoryNeed};
 
 use retro_engine::Material;
 use retro_format::FormatError;
@@ -87,6 +87,25 @@ pub enum GenError {
         needed: u64,
         /// Bytes the build may use.
         limit: u64,
+    },
+    /// The tables to build and their scratch files would not fit the disk; refused before any
+    /// work.
+    #[error(
+        "building {material} needs about {} of disk in {} (the tables the run writes and its \
+         scratch files), more than the {} free there",
+        memory::gib(*.needed),
+        .dir.display(),
+        memory::gib(*.available)
+    )]
+    NotEnoughDisk {
+        /// The material whose build needs the most scratch (else the run's target).
+        material: String,
+        /// The tables directory.
+        dir: PathBuf,
+        /// Bytes the run writes at its peak ([`disk_needed`]).
+        needed: u64,
+        /// Bytes free in the directory.
+        available: u64,
     },
     /// A table read back contradicts the position it was asked about.
     #[error("table {material} has no value for the legal position {fen}; rebuild it")]

@@ -1,7 +1,8 @@
 //! How much memory building a table takes, worked out from its layout before any work starts,
 //! so that a table that would not fit is refused with the figure rather than killed halfway.
 //!
-//! Owns: [`memory_needed`], [`MemoryNeed`].
+//! Owns: [`memory_needed`], [`MemoryNeed`]; [`disk_needed`], [`DiskNeed`] (the table file
+//! and the scratch files of a build).
 //! Must never: allocate what it estimates, or read a table file (it sizes the smaller tables
 //! from their layouts).
 //!
@@ -152,6 +153,62 @@ fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
     bytes + ALLOWANCE
 }
 
+/// The disk a build of one table writes: its table file and the scratch files it keeps
+/// while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiskNeed {
+    /// The raw table file, at one byte an entry and side (two where mates are longer than a
+    /// byte holds, which only the build finds out).
+    pub table: u64,
+    /// Scratch files, removed when the build ends: a sliced build's work table (two bytes a
+    /// used slot) and the larger smaller tables it keeps in files.
+    pub scratch: u64,
+}
+
+/// The disk building `material`'s table on `geo`'s board with `core` writes ([`DiskNeed`]);
+/// `None` if the table cannot be indexed at all. The snapshots of a rebase (tables deeper
+/// than a byte holds, built whole) are not counted.
+pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<DiskNeed> {
+    let table = 2 * Indexer::new(geo, material).ok()?.size();
+    let sliced = (core == CoreKind::Fast && material.is_canonical())
+        .then(|| Layout::sliced(geo, material))
+        .flatten();
+    let Some(layout) = sliced else {
+        return Some(DiskNeed { table, scratch: 0 });
+    };
+    let used: u64 = layout
+        .slice_groups()
+        .iter()
+        .flatten()
+        .map(|&number| {
+            let (first, end) = layout.slice_span(number);
+            end - first
+        })
+        .sum();
+    let mut scratch = 2 * used;
+    let sides = fast::exit_sides(material);
+    let fields = fast::exit_fields(geo, material);
+    let windows = fast::exit_windows(material);
+    for (((target, sides), field), window) in exit_targets(material)
+        .into_iter()
+        .zip(sides)
+        .zip(fields)
+        .zip(windows)
+    {
+        let Some(sub) = Layout::new(geo, target).filter(|_| window.is_none()) else {
+            continue;
+        };
+        let slots = match field {
+            Some((man, rank)) => RankField::new(&sub, geo.files(), man, rank).size(sub.size()),
+            None => sub.size(),
+        };
+        if slots > fast::convert::PAGED_SUBTABLE_SLOTS {
+            scratch += slots * sides.iter().filter(|&&s| s).count() as u64;
+        }
+    }
+    Some(DiskNeed { table, scratch })
+}
+
 /// `bytes` in GiB to one decimal (in MiB below one GiB), for messages.
 pub fn gib(bytes: u64) -> String {
     match bytes {
@@ -203,6 +260,24 @@ mod tests {
             "{}",
             gib(figure.bytes)
         );
+    }
+
+    /// A sliced build keeps two bytes a slot of its used slices on disk — for KRPvKR, the pawn
+    /// on one of 48 squares, the White king on 32, the other three men anywhere — and a
+    /// table built whole keeps none; the table file takes a byte an entry and side at least.
+    #[test]
+    fn scratch_is_the_used_slices() {
+        let geo = Geometry::new(Board::STANDARD);
+        let disk =
+            |name: &str| disk_needed(&geo, Material::parse(name).unwrap(), CoreKind::Fast).unwrap();
+        let krpkr = disk("KRPvKR");
+        assert_eq!(krpkr.scratch, 2 * 48 * 32 * 64u64.pow(3));
+        let entries = Indexer::new(&geo, Material::parse("KRPvKR").unwrap())
+            .unwrap()
+            .size();
+        assert_eq!(krpkr.table, 2 * entries);
+        assert_eq!(disk("KRBvKR").scratch, 0);
+        assert_eq!(disk("KPPvKP").scratch, 0);
     }
 
     /// The figures order the tables as their sizes do, and a six-man table on 8×8 fits the

@@ -74,10 +74,19 @@ impl Cells {
     }
 
     /// `len` slots, all 0, kept in a scratch file made in `dir` ([`Words::zeroed_in_file`]),
-    /// whose pages [`Cells::page_out`] hands back to the kernel.
-    pub fn in_file(len: u64, dir: &std::path::Path) -> std::io::Result<Cells> {
+    /// whose pages [`Cells::page_out`] hands back to the kernel; disk is reserved for the
+    /// slots of the ranges `used` (the others are never written).
+    pub fn in_file(
+        len: u64,
+        dir: &std::path::Path,
+        used: &[std::ops::Range<u64>],
+    ) -> std::io::Result<Cells> {
+        let words: Vec<std::ops::Range<usize>> = used
+            .iter()
+            .map(|r| (r.start / 8) as usize..r.end.div_ceil(8) as usize)
+            .collect();
         Ok(Cells {
-            words: Words::zeroed_in_file(len.div_ceil(8) as usize, dir)?,
+            words: Words::zeroed_in_file(len.div_ceil(8) as usize, dir, &words)?,
             len,
         })
     }

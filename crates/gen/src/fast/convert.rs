@@ -52,13 +52,16 @@ pub fn load_subtable(
         if !sides[x] {
             continue;
         }
-        *out = match paging {
-            Some(dir) => Cells::in_file(size, dir).map_err(|source| FormatError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?,
-            None => Cells::new(size),
-        };
+        *out =
+            match paging {
+                Some(dir) => Cells::in_file(size, dir, std::slice::from_ref(&(0..size))).map_err(
+                    |source| FormatError::Io {
+                        path: dir.to_path_buf(),
+                        source,
+                    },
+                )?,
+                None => Cells::new(size),
+            };
         fill(geo, &indexer, &layout, table, x, out, &kept)?;
     }
     Ok(Subtable::new(layout, kept, codes, table.header().max_plies))

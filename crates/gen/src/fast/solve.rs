@@ -214,8 +214,22 @@ impl<'a, const N: usize> Core<'a, N> {
     ) -> Result<Core<'a, N>, Declined> {
         let layout = parts.layout;
         let size = layout.size();
+        // Kept in files, the slices used (pawns off the end ranks) take disk; the others are
+        // never written.
+        let used: Vec<std::ops::Range<u64>> = match paging {
+            Some(_) => layout
+                .slice_groups()
+                .into_iter()
+                .flatten()
+                .map(|number| {
+                    let (first, end) = layout.slice_span(number);
+                    first..end
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let cells = |_| match paging {
-            Some(dir) => Cells::in_file(size, dir).map_err(|source| {
+            Some(dir) => Cells::in_file(size, dir, &used).map_err(|source| {
                 Declined::Failed(GenError::Format(retro_format::FormatError::Io {
                     path: dir.to_path_buf(),
                     source,

@@ -68,20 +68,37 @@ impl Words {
         }
     }
 
-    /// `len` words, all zero, kept in an unnamed scratch file made in `dir`, its blocks
-    /// reserved now: an error if `dir` cannot hold them.
-    pub fn zeroed_in_file(len: usize, dir: &Path) -> std::io::Result<Words> {
+    /// `len` words, all zero, kept in an unnamed scratch file made in `dir`, the blocks of
+    /// the words of `used` (ranges of words; the others are never written) reserved now: an
+    /// error if `dir` cannot hold them.
+    pub fn zeroed_in_file(
+        len: usize,
+        dir: &Path,
+        used: &[std::ops::Range<usize>],
+    ) -> std::io::Result<Words> {
         let bytes = len.checked_mul(8).expect("a work table fits in memory");
         if len == 0 {
             return Ok(Words::zeroed(0));
         }
         let file = tempfile::tempfile_in(dir)?;
+        file.set_len(bytes as u64)?;
         // A sparse file would meet a full disk when a page is first written back, as a fault
         // in whichever thread touched it; reserved blocks meet it here.
-        match rustix::fs::fallocate(&file, rustix::fs::FallocateFlags::empty(), 0, bytes as u64) {
-            Ok(()) => {}
-            Err(e) if e == rustix::io::Errno::OPNOTSUPP => file.set_len(bytes as u64)?,
-            Err(e) => return Err(e.into()),
+        for range in used {
+            let (first, end) = (
+                range.start.min(len) as u64 * 8,
+                range.end.min(len) as u64 * 8,
+            );
+            if first >= end {
+                continue;
+            }
+            let flags = rustix::fs::FallocateFlags::KEEP_SIZE;
+            match rustix::fs::fallocate(&file, flags, first, end - first) {
+                Ok(()) => {}
+                // A file system that cannot reserve blocks leaves the file sparse.
+                Err(e) if e == rustix::io::Errno::OPNOTSUPP => break,
+                Err(e) => return Err(e.into()),
+            }
         }
         #[allow(unsafe_code)]
         // SAFETY: the file is unnamed and private to this process (no other mapping or writer
@@ -195,7 +212,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let len = 3 << 12;
         let mut stores = [
-            Words::zeroed_in_file(len, dir.path()).unwrap(),
+            Words::zeroed_in_file(len, dir.path(), std::slice::from_ref(&(0..len))).unwrap(),
             Words::zeroed(len),
             Words::zeroed(5),
         ];
@@ -222,7 +239,9 @@ mod tests {
     fn a_scratch_file_nowhere_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
-        assert!(Words::zeroed_in_file(1 << 10, &missing).is_err());
+        assert!(
+            Words::zeroed_in_file(1 << 10, &missing, std::slice::from_ref(&(0..1 << 10))).is_err()
+        );
     }
 
     #[test]
