@@ -272,7 +272,19 @@ impl Builder {
                 match self.build_fast(material, observer, checked, whole) {
                     Ok(report) => return Ok(report),
                     Err(fast::Declined::Failed(e)) => return Err(e),
-                    Err(fast::Declined::TooDeep) if sliced && !whole => {}
+                    Err(fast::Declined::TooDeep) if sliced && !whole => {
+                        // Whole, the table needs more memory than its slices did.
+                        let needed = crate::memory::whole_bytes(&self.geo, material);
+                        if let (Some(needed), Some(limit)) = (needed, self.memory_limit) {
+                            if needed > limit {
+                                return Err(GenError::NotEnoughMemory {
+                                    material: material.to_string(),
+                                    needed,
+                                    limit,
+                                });
+                            }
+                        }
+                    }
                     Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => break,
                 }
             }

@@ -66,6 +66,12 @@ fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     if let Some(layout) = Layout::sliced(geo, material) {
         return Some(sliced_bytes(geo, material, &layout));
     }
+    whole_bytes(geo, material)
+}
+
+/// The fast core's figure for `material`'s table built whole, as a table whose pawns make
+/// slices is when it turns out too deep for them; `None` where the core declines it.
+pub(crate) fn whole_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     let layout = Layout::new(geo, material)?;
     let size = layout.size();
     let men = material.men();
