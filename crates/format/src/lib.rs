@@ -454,16 +454,24 @@ fn hash_mapped(map: &memmap2::Mmap, start: usize) -> [u8; HASH_LEN] {
     while at < map.len() {
         let end = (at + PIECE).min(map.len());
         hasher.update_rayon(&map[at..end]);
-        let from = at / 4096 * 4096;
-        #[allow(unsafe_code)]
-        // SAFETY: a read-only shared mapping of a file: dropped pages are read back from the
-        // file when next touched, so the bytes every view sees stay the same.
-        let _ = unsafe {
-            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, end - from)
-        };
+        drop_pages(map, at, end);
         at = end;
     }
     *hasher.finalize().as_bytes()
+}
+
+/// Hands the pages of bytes `from..to` of `map` (widened to whole pages) back to the kernel.
+fn drop_pages(map: &memmap2::Mmap, from: usize, to: usize) {
+    const PAGE: usize = 4096;
+    let (from, to) = (from / PAGE * PAGE, to.min(map.len()));
+    if from >= to {
+        return;
+    }
+    #[allow(unsafe_code)]
+    // SAFETY: a read-only shared mapping of a file: dropped pages are read back from the file
+    // when next touched, so the bytes every view sees stay the same.
+    let _ =
+        unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from) };
 }
 
 /// A table opened for reading, whole: a raw file memory-mapped, or a packed file decoded into
@@ -746,21 +754,9 @@ impl Table {
     /// with them: a mapped file's bytes stay in the file and are read back if touched again.
     /// A decoded body is kept as it is.
     pub fn page_out(&self, first: usize, end: usize) {
-        const PAGE: usize = 4096;
-        let Storage::Mapped(map, start) = &self.storage else {
-            return;
-        };
-        let from = (start + first) / PAGE * PAGE;
-        let to = (start + end).min(map.len());
-        if from >= to {
-            return;
+        if let Storage::Mapped(map, start) = &self.storage {
+            drop_pages(map, start + first, start + end);
         }
-        #[allow(unsafe_code)]
-        // SAFETY: a read-only shared mapping of a file: dropped pages are read back from the
-        // file when next touched, so the bytes every view sees stay the same.
-        let _ = unsafe {
-            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
-        };
     }
 }
 

@@ -91,17 +91,60 @@ pub(crate) fn whole_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     if let Some(ep) = &ep {
         bytes += 2 * 2 * (ep.size(0) + ep.size(1));
     }
-    let sides = fast::exit_sides(material);
-    let fields = fast::exit_fields(geo, material);
-    for ((target, sides), field) in exit_targets(material).into_iter().zip(sides).zip(fields) {
-        let sub = Layout::new(geo, target)?;
-        let slots = match field {
-            Some((man, rank)) => RankField::new(&sub, geo.files(), man, rank).size(sub.size()),
-            None => sub.size(),
-        };
-        bytes += slots * sides.iter().filter(|&&s| s).count() as u64;
+    for read in tables_read(geo, material, false) {
+        bytes += read?.bytes();
     }
     Some(bytes + ALLOWANCE)
+}
+
+/// A smaller table a build reads, as it holds it.
+struct TableRead {
+    /// The slots kept a side: all of its layout's, a rank field's or a window's.
+    slots: u64,
+    /// How many sides to move are read.
+    sides: u64,
+    /// Whether it is read through a window.
+    windowed: bool,
+}
+
+impl TableRead {
+    /// Its bytes, one a slot kept and side read.
+    fn bytes(&self) -> u64 {
+        self.slots * self.sides
+    }
+}
+
+/// The smaller tables `material`'s build reads, in the order of [`exit_targets`]: read through
+/// windows where `windowed` (a sliced build) allows; `None` for one without a layout.
+fn tables_read(geo: &Geometry, material: Material, windowed: bool) -> Vec<Option<TableRead>> {
+    let sides = fast::exit_sides(material);
+    let fields = fast::exit_fields(geo, material);
+    let windows = match windowed {
+        true => fast::exit_windows(material),
+        false => vec![None; sides.len()],
+    };
+    let capacity = fast::window_capacity(geo, material);
+    exit_targets(material)
+        .into_iter()
+        .zip(sides)
+        .zip(fields)
+        .zip(windows)
+        .map(|(((target, sides), field), window)| {
+            let sub = Layout::new(geo, target)?;
+            let slots = match (field, &window) {
+                (_, Some(men)) => sub.size() / sub.square_count() * capacity * men.len() as u64,
+                (Some((man, rank)), None) => {
+                    RankField::new(&sub, geo.files(), man, rank).size(sub.size())
+                }
+                (None, None) => sub.size(),
+            };
+            Some(TableRead {
+                slots,
+                sides: sides.iter().filter(|&&s| s).count() as u64,
+                windowed: window.is_some(),
+            })
+        })
+        .collect()
 }
 
 /// The fast core's figure for a table solved in slices, its work table and larger smaller
@@ -112,20 +155,14 @@ pub(crate) fn whole_bytes(geo: &Geometry, material: Material) -> Option<u64> {
 /// of its chunks and a bit a run.
 fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
     let (_, used) = layout.slice_span(0);
-    let mut part_slots = 0;
+    let (mut part_slots, mut part_own) = (0, 0);
     for group in layout.slice_groups() {
         let mut read: Vec<u64> = group.iter().flat_map(|&n| layout.push_targets(n)).collect();
         read.sort_unstable();
         read.dedup();
         part_slots = part_slots.max((group.len() + read.len()) as u64 * used);
+        part_own = part_own.max(group.len() as u64 * used);
     }
-    let part_own = layout
-        .slice_groups()
-        .iter()
-        .map(Vec::len)
-        .max()
-        .unwrap_or(0) as u64
-        * used;
     let size = layout.size();
     let sets = if size <= fast::MAX_SEPARATE_WIN_HINTS {
         3
@@ -134,28 +171,11 @@ fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
     };
     let mut bytes = 2 * part_slots + 2 * sets * part_own.div_ceil(8);
     bytes += 2 * size.div_ceil(4096) * 33 + 2 * (size / layout.square_count()).div_ceil(8);
-    let sides = fast::exit_sides(material);
-    let fields = fast::exit_fields(geo, material);
-    let windows = fast::exit_windows(material);
-    let capacity = fast::window_capacity(geo, material);
-    for (((target, sides), field), window) in exit_targets(material)
-        .into_iter()
-        .zip(sides)
-        .zip(fields)
-        .zip(windows)
-    {
-        let Some(sub) = Layout::new(geo, target) else {
-            continue;
-        };
-        let slots = match (field, window) {
-            (_, Some(men)) => sub.size() / sub.square_count() * capacity * men.len() as u64,
-            (Some((man, rank)), None) => {
-                RankField::new(&sub, geo.files(), man, rank).size(sub.size())
-            }
-            (None, None) => sub.size(),
-        };
-        bytes += slots * sides.iter().filter(|&&s| s).count() as u64;
-    }
+    bytes += tables_read(geo, material, true)
+        .iter()
+        .flatten()
+        .map(TableRead::bytes)
+        .sum::<u64>();
     bytes + ALLOWANCE
 }
 
@@ -191,27 +211,12 @@ pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option
             end - first
         })
         .sum();
-    let mut scratch = 2 * used;
-    let sides = fast::exit_sides(material);
-    let fields = fast::exit_fields(geo, material);
-    let windows = fast::exit_windows(material);
-    for (((target, sides), field), window) in exit_targets(material)
+    // The tables read whole that `load_subtable` keeps in files.
+    let kept_in_files = tables_read(geo, material, true)
         .into_iter()
-        .zip(sides)
-        .zip(fields)
-        .zip(windows)
-    {
-        let Some(sub) = Layout::new(geo, target).filter(|_| window.is_none()) else {
-            continue;
-        };
-        let slots = match field {
-            Some((man, rank)) => RankField::new(&sub, geo.files(), man, rank).size(sub.size()),
-            None => sub.size(),
-        };
-        if slots > fast::convert::PAGED_SUBTABLE_SLOTS {
-            scratch += slots * sides.iter().filter(|&&s| s).count() as u64;
-        }
-    }
+        .flatten()
+        .filter(|read| !read.windowed && read.slots > fast::convert::PAGED_SUBTABLE_SLOTS);
+    let scratch = 2 * used + kept_in_files.map(|read| read.bytes()).sum::<u64>();
     Some(DiskNeed { table, scratch })
 }
 

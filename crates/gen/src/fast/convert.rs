@@ -178,7 +178,7 @@ fn fill(
     let half = &table.body()[half_first..][..indexer.size() as usize * width];
     // A large table is read a batch of king pairs at a time, the pages of its file (and of
     // its cells, if kept in a file) handed back after each.
-    let paged = cells.is_in_file() || half.len() > PAGED_SUBTABLE_SLOTS as usize;
+    let paged = cells.is_in_file() || indexer.size() > PAGED_SUBTABLE_SLOTS;
     let batch = match paged {
         true => 32,
         false => indexer.king_pairs().max(1),

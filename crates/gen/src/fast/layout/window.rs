@@ -120,8 +120,7 @@ impl SquareWindow {
     /// Whether the man of the field of stride `stride` stands on a square shown in `slot`.
     #[inline(always)]
     fn shows_in(&self, slot: u64, stride: u64) -> bool {
-        let square = slot / stride % self.squares;
-        self.places[square as usize].load(Ordering::Relaxed) != HIDDEN
+        self.shows((slot / stride % self.squares) as Sq)
     }
 
     /// Whether one of the men kept stands on a square shown, the men standing on `squares`
