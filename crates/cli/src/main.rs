@@ -9,6 +9,7 @@ mod bench;
 mod bench_args;
 mod bench_pack;
 mod bench_six;
+mod distributed;
 mod freeze;
 mod manual;
 mod oracle;
@@ -101,6 +102,13 @@ enum Command {
         /// memory the machine has available).
         #[arg(long, value_parser = support::parse_size)]
         mem: Option<u64>,
+        /// Run as one rank of an MPI job (`mpirun -np N retro gen … --distributed`, in a
+        /// `retro` built with `--features mpi`): each table is partitioned over the ranks,
+        /// each holding its part of the index; rank 0 writes the files (the same files one
+        /// process writes) and prints, with what each rank exchanged. `--mem` is then each
+        /// rank's; by default the memory available on its machine shared by its ranks there.
+        #[arg(long)]
+        distributed: bool,
     },
     /// Pack raw tables into compressed files (`MATERIAL.FxR.rtbz`) that every command reads
     /// as it reads raw ones: the same values, a probe decoding one small block. Each packed
@@ -231,6 +239,11 @@ enum Command {
         /// they reach) have not changed since: a long check stopped part way goes on.
         #[arg(long)]
         resume: bool,
+        /// Run as one rank of an MPI job (`mpirun -np N retro verify … --distributed`, in a
+        /// `retro` built with `--features mpi`): each rank checks its share of each table's
+        /// king pairs; rank 0 adds the shares up, prints and writes the certificates.
+        #[arg(long, conflicts_with = "resume")]
+        distributed: bool,
     },
     /// State Hurd's theorems for a category (e.g. KR_K), or the theorem for one position (a
     /// FEN), from a verified table.
@@ -619,6 +632,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             quiet,
             pack,
             mem,
+            distributed,
         } => tables::gen(
             &materials,
             up_to.map(|men| (men, !pawnless)),
@@ -629,6 +643,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 quiet,
                 pack,
                 mem,
+                distributed,
             },
         ),
         Command::Probe {
@@ -719,7 +734,8 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             dir,
             quiet,
             resume,
-        } => verify::verify(&materials, board, dir, quiet, resume),
+            distributed,
+        } => verify::verify(&materials, board, dir, quiet, resume, distributed),
         Command::Prove {
             target,
             stm,

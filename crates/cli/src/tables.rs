@@ -29,6 +29,8 @@ pub struct GenOptions {
     pub pack: bool,
     /// Bytes a build may take (`None`: the memory the machine has available).
     pub mem: Option<u64>,
+    /// One rank of an MPI job ([`crate::distributed`]).
+    pub distributed: bool,
 }
 
 pub fn gen(
@@ -43,6 +45,7 @@ pub fn gen(
         quiet,
         pack,
         mem,
+        distributed,
     } = options;
     let mut materials = parse_materials(materials)?;
     if let Some((men, pawns)) = up_to {
@@ -66,8 +69,11 @@ pub fn gen(
     let dir = tables_dir(dir);
     let builder = Builder::new(board, &dir)
         .with_core(core)
-        .with_pack(pack.then(retro_format::PackOptions::default))
-        .with_memory_limit(mem.or_else(available_memory));
+        .with_pack(pack.then(retro_format::PackOptions::default));
+    if distributed {
+        return crate::distributed::gen(builder, &materials, &dir, quiet, mem);
+    }
+    let builder = builder.with_memory_limit(mem.or_else(available_memory));
     let bars = Bars::new(quiet);
     let start = std::time::Instant::now();
     let reports = builder

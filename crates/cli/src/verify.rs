@@ -8,7 +8,7 @@ use retro_rules::{Board, Position, Side};
 use retro_tablebase::stats::material_stats;
 use retro_tablebase::Tablebase;
 use retro_verify::men::Men;
-use retro_verify::{certificate, theorem, Checker};
+use retro_verify::{certificate, theorem, Checker, Report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -25,6 +25,57 @@ pub struct Checked {
     pub certified: usize,
     /// Seconds taken.
     pub seconds: f64,
+}
+
+/// The progress bar of checking `men`'s table, `placements` to examine.
+pub fn check_bar(men: &Men, placements: u64, quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(placements)
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>20} {bar:30} {human_pos:>12}/{human_len} placements  {elapsed} (~{eta} left)",
+        )
+        .expect("a valid template"),
+    );
+    bar.set_prefix(format!("verify {men}"));
+    bar
+}
+
+/// Prints the line of a checked table to `out`, with its failures, and writes its
+/// certificate if it passed; whether it passed.
+pub fn print_report(
+    checker: &Checker,
+    report: &Report,
+    board: Board,
+    out: &mut dyn std::io::Write,
+) -> Result<bool> {
+    let men = &report.men;
+    if report.passed() {
+        let cert = certificate::write(checker, report, board)?;
+        writeln!(
+            out,
+            "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
+            men.to_string(),
+            report.positions,
+            report.seconds,
+            cert.display()
+        )?;
+        return Ok(true);
+    }
+    writeln!(
+        out,
+        "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
+        men.to_string(),
+        report.failure_count,
+        report.positions
+    )?;
+    for f in &report.failures {
+        writeln!(out, "    {f}")?;
+    }
+    Ok(false)
 }
 
 /// Checks every table of `plan` (smallest first), writing a certificate for each that passes
@@ -54,43 +105,14 @@ pub fn check_all(
             continue;
         }
         let entries = retro_verify::scheme::Scheme::new(board, men).size();
-        let bar = if quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(entries)
-        };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>20} {bar:30} {human_pos:>12}/{human_len} placements  {elapsed} (~{eta} left)")
-                .expect("a valid template"),
-        );
-        bar.set_prefix(format!("verify {men}"));
+        let bar = check_bar(men, entries, quiet);
         let report = checker
             .check(men, &|n| bar.inc(n))
             .with_context(|| format!("checking {men}"))?;
         bar.finish_and_clear();
         positions += report.positions;
-        if report.passed() {
-            let cert = certificate::write(checker, &report, board)?;
-            writeln!(
-                out,
-                "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
-                men.to_string(),
-                report.positions,
-                report.seconds,
-                cert.display()
-            )?;
-        } else {
+        if !print_report(checker, &report, board, out)? {
             failed += 1;
-            writeln!(
-                out,
-                "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
-                men.to_string(),
-                report.failure_count,
-                report.positions
-            )?;
-            for f in &report.failures {
-                writeln!(out, "    {f}")?;
-            }
         }
     }
     Ok(Checked {
@@ -108,6 +130,7 @@ pub fn verify(
     dir: Option<PathBuf>,
     quiet: bool,
     resume: bool,
+    distributed: bool,
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
     let names = if materials.is_empty() {
@@ -126,6 +149,9 @@ pub fn verify(
     }
     let checker = Checker::new(board, &dir);
     let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+    if distributed {
+        return crate::distributed::verify(&checker, &plan, board, quiet);
+    }
     println!(
         "verify: {} tables on {board} in {}, smallest first, against the natural model",
         plan.len(),

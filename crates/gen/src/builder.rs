@@ -4,6 +4,7 @@
 //! Owns: [`Builder`] — planning, keeping or rebuilding files, packing them after a run.
 //! Must never: compute a value itself (the cores in [`crate::fast`] and [`crate::reference`] do).
 
+use crate::ranks::{OneRank, Ranks};
 use crate::{exit_targets, fast, BuildReport, CoreKind, GenError, Observer};
 use retro_engine::{Geometry, Indexer, Material};
 use retro_format::{FormatError, Header, Table};
@@ -162,14 +163,31 @@ impl Builder {
         targets: &[Material],
         observer: &dyn Observer,
     ) -> Result<Vec<BuildReport>, GenError> {
+        self.build_on(targets, observer, &OneRank)
+    }
+
+    /// [`Builder::build`] on a group of `ranks` (every rank calls it, with the same
+    /// arguments, on the same directory): with more than one rank, each table to build is
+    /// partitioned over them and built by the reference core, each rank holding its part of
+    /// the index; rank 0 decides which files to keep, takes the directory's lock, writes every
+    /// file and packs. The files are those one process writes.
+    pub fn build_on(
+        &self,
+        targets: &[Material],
+        observer: &dyn Observer,
+        ranks: &dyn Ranks,
+    ) -> Result<Vec<BuildReport>, GenError> {
         let plan = self.plan(targets)?;
+        let lead = ranks.rank() == 0;
+        let partitioned = ranks.count() > 1;
         // Which files to keep, from the largest material down: a file is checked whole when
         // this run reads it — a target, or a table a table to be built leads into — and by its
         // header and length otherwise; a file that fails is built again, and the tables it
         // leads into are then read. Kept files checked whole are not checked again when read.
+        // Rank 0 decides for every rank.
         let mut read: BTreeSet<Material> = targets.iter().map(|m| m.canonical().0).collect();
         let mut kept: BTreeMap<Material, (Header, Option<[u8; 32]>)> = BTreeMap::new();
-        for &material in plan.iter().rev() {
+        for &material in plan.iter().rev().filter(|_| lead) {
             let path = self.path_of(material);
             let whole = read.contains(&material);
             let opened = match whole {
@@ -186,31 +204,76 @@ impl Builder {
                 _ => read.extend(exit_targets(material)),
             }
         }
-        if let Some(limit) = self.memory_limit {
-            for &material in plan.iter().filter(|m| !kept.contains_key(m)) {
-                let needed = crate::memory_needed(&self.geo, material, self.core)
-                    .map_or(u64::MAX, |need| need.bytes);
-                if needed > limit {
-                    return Err(GenError::NotEnoughMemory {
-                        material: material.to_string(),
-                        needed,
-                        limit,
-                    });
+        if partitioned {
+            let decided = plan
+                .iter()
+                .map(|m| {
+                    kept.get(m)
+                        .map_or(0, |(_, hash)| 1 + u64::from(hash.is_some()))
+                })
+                .collect();
+            let decided = ranks.broadcast(decided);
+            let mut headers = Ok(());
+            for (&material, &keep) in plan.iter().zip(&decided).filter(|_| !lead) {
+                if keep == 0 {
+                    continue;
+                }
+                // Whether rank 0 checked the file whole; its checksum is not needed here (a
+                // partitioned build reads its smaller tables as one process does).
+                match retro_format::read_header(&self.path_of(material)) {
+                    Ok((header, _)) => {
+                        kept.insert(material, (header, (keep == 2).then_some([0; 32])));
+                    }
+                    Err(e) => headers = Err(e.into()),
                 }
             }
+            agree(ranks, headers, targets)?;
         }
-        self.check_disk(&plan, &kept, targets)?;
+        let fits = match self.memory_limit {
+            Some(limit) => {
+                plan.iter()
+                    .filter(|m| !kept.contains_key(m))
+                    .try_for_each(|&material| {
+                        let needed = match partitioned {
+                            true => {
+                                crate::memory::partitioned_bytes(&self.geo, material, ranks.count())
+                            }
+                            false => crate::memory_needed(&self.geo, material, self.core)
+                                .map(|need| need.bytes),
+                        };
+                        let needed = needed.unwrap_or(u64::MAX);
+                        match needed > limit {
+                            true => Err(GenError::NotEnoughMemory {
+                                material: material.to_string(),
+                                needed,
+                                limit,
+                            }),
+                            false => Ok(()),
+                        }
+                    })
+            }
+            None => Ok(()),
+        };
+        // The limit is each rank's, and may differ between machines.
+        agree(ranks, fits, targets)?;
+        let checked_disk = match lead {
+            true => self.check_disk(&plan, &kept, targets),
+            false => Ok(()),
+        };
+        agree(ranks, checked_disk, targets)?;
         // One run writing a directory at a time: another would write the same files. A run
         // that only reads what is there takes no lock.
         let writes = self.pack.is_some() || plan.iter().any(|m| !kept.contains_key(m));
         let names: Vec<String> = targets.iter().map(|m| m.to_string()).collect();
-        let _lock = match writes {
-            true => Some(retro_format::DirectoryLock::acquire(
+        let lock = match writes && lead {
+            true => retro_format::DirectoryLock::acquire(
                 &self.dir,
                 &format!("retro gen {}", names.join(" ")),
-            )?),
-            false => None,
+            )
+            .map(Some),
+            false => Ok(None),
         };
+        let _lock = agree(ranks, lock.map_err(GenError::from), targets)?;
         let checked: BTreeMap<Material, [u8; 32]> = kept
             .iter()
             .filter_map(|(&m, &(_, hash))| hash.map(|h| (m, h)))
@@ -231,14 +294,23 @@ impl Builder {
                     depths: 0,
                     core: None,
                     packed: None,
+                    traffic: None,
                 },
+                None if partitioned => self.build_reference_on(material, observer, ranks)?,
                 None => self.build_checked(material, observer, &checked)?,
             };
             if let Some(options) = &self.pack {
                 if !retro_format::is_packed_path(&report.path) {
-                    let packed = self.pack_raw(material, options)?;
-                    report.path = packed.path.clone();
-                    report.packed = Some(packed);
+                    let packed = match lead {
+                        true => self.pack_raw(material, options).map(Some),
+                        false => Ok(None),
+                    };
+                    if let Some(packed) = agree(ranks, packed, &[material])? {
+                        report.path = packed.path.clone();
+                        report.packed = Some(packed);
+                    } else {
+                        report.path = self.packed_path_of(material);
+                    }
                 }
             }
             observer.finished(&report);
@@ -456,7 +528,23 @@ impl Builder {
             depths,
             core: Some(CoreKind::Fast),
             packed: None,
+            traffic: None,
         })
+    }
+}
+
+/// `result` where every rank of `ranks` succeeded; an error on every rank otherwise (a rank
+/// that did not fail itself names the first of `materials`).
+fn agree<T>(
+    ranks: &dyn Ranks,
+    result: Result<T, GenError>,
+    materials: &[Material],
+) -> Result<T, GenError> {
+    match ranks.any(result.is_err()) {
+        false => result,
+        true => Err(result.err().unwrap_or_else(|| GenError::OtherRank {
+            material: materials.first().map_or(String::new(), |m| m.to_string()),
+        })),
     }
 }
 

@@ -22,7 +22,9 @@
 //! at most 251 plies — and with the reference core ([`mod@reference`]: the engine's index, a
 //! 16-bit word per position) elsewhere, or everywhere with [`CoreKind::Reference`]. Both write
 //! the same file; tests compare them byte for byte. Both take the tables a material's exits
-//! lead into from one list, [`exit_targets`].
+//! lead into from one list, [`exit_targets`]. The reference core also runs partitioned over
+//! the ranks of a group ([`Builder::build_on`], [`ranks`]: MPI processes, or threads in tests),
+//! each rank holding a contiguous part of the index; the file is the same again.
 //!
 //! ```
 //! use retro_engine::Material;
@@ -49,11 +51,13 @@ mod builder;
 mod exits;
 pub mod fast;
 pub mod memory;
+pub mod ranks;
 pub mod reference;
 
 pub use builder::Builder;
 pub use exits::exit_targets;
 pub use memory::{disk_needed, memory_needed, DiskNeed, MemoryNeed};
+pub use ranks::{OneRank, Ranks, ThreadRanks, Traffic};
 
 use retro_engine::Material;
 use retro_format::FormatError;
@@ -106,6 +110,12 @@ pub enum GenError {
         needed: u64,
         /// Bytes free in the directory.
         available: u64,
+    },
+    /// Another rank of a partitioned build failed (it reports its own error).
+    #[error("building {material}: another rank failed")]
+    OtherRank {
+        /// The material.
+        material: String,
     },
     /// A table read back contradicts the position it was asked about.
     #[error("table {material} has no value for the legal position {fen}; rebuild it")]
@@ -189,6 +199,8 @@ pub struct BuildReport {
     /// The packing of the raw file this run did ([`Builder::with_pack`]), if any; `path` is
     /// then the packed file.
     pub packed: Option<retro_format::PackReport>,
+    /// What this rank exchanged with the others, for a build partitioned over ranks.
+    pub traffic: Option<Traffic>,
 }
 
 /// Which retrograde core builds a table.
@@ -202,5 +214,7 @@ pub enum CoreKind {
     Reference,
 }
 
+#[cfg(test)]
+mod partitioned_tests;
 #[cfg(test)]
 mod tests;

@@ -179,6 +179,14 @@ fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
     bytes + ALLOWANCE
 }
 
+/// The memory each rank of a build of `material`'s table partitioned over `ranks` ranks takes
+/// (the reference core on its part of the index); `None` if the table cannot be indexed.
+pub fn partitioned_bytes(geo: &Geometry, material: Material, ranks: usize) -> Option<u64> {
+    let entries = Indexer::new(geo, material).ok()?.size();
+    let part = entries.div_ceil(ranks.max(1) as u64);
+    Some(part.saturating_mul(2 * (2 + 2)).saturating_add(ALLOWANCE))
+}
+
 /// The disk a build of one table writes: its table file and the scratch files it keeps
 /// while it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -40,6 +40,7 @@
 //! both sides count `Σ |M(r, O)| · |Stab c| = |Q| · |Stab r|` for every child orbit `O`, so a
 //! counter reaches zero exactly when all of `r`'s quiet moves are resolved.
 
+use crate::ranks::{OneRank, Partition, Ranks, Traffic};
 use crate::{exit_targets, BuildReport, Builder, CoreKind, GenError, Observer, Phase};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
@@ -74,12 +75,33 @@ fn kind_of(state: u16) -> u16 {
     (state >> KIND_SHIFT) & 3
 }
 
+/// The code a work entry leaves in the file: positions still pending are draws.
+fn final_code(state: u16) -> u16 {
+    if state & PENDING != 0 {
+        DRAW
+    } else {
+        state
+    }
+}
+
 impl Builder {
-    /// Builds the table of `material` with the reference core.
+    /// Builds the table of `material` with the reference core, in this process.
     pub(crate) fn build_reference(
         &self,
         material: Material,
         observer: &dyn Observer,
+    ) -> Result<BuildReport, GenError> {
+        self.build_reference_on(material, observer, &OneRank)
+    }
+
+    /// Builds the table of `material` with the reference core on `ranks`, each rank holding
+    /// its part of the index ([`Partition`]); rank 0 writes the file, the same file a single
+    /// process writes. Every rank of the group calls it.
+    pub(crate) fn build_reference_on(
+        &self,
+        material: Material,
+        observer: &dyn Observer,
+        ranks: &dyn Ranks,
     ) -> Result<BuildReport, GenError> {
         let start = Instant::now();
         let geo = &self.geo;
@@ -92,14 +114,20 @@ impl Builder {
         }
         let indexer = Indexer::new(geo, material).map_err(|e| unsupported(e.to_string()))?;
         let size = indexer.size();
-        let entries = usize::try_from(size)
+        let rank_count = ranks.count();
+        let partition = Partition::new(size, rank_count);
+        let part = partition.part(ranks.rank());
+        let first = part.start;
+        let entries = usize::try_from(part.end - part.start)
             .map_err(|_| unsupported("too many positions for this machine".into()))?;
-        let subtables = Subtables::open(self, material)?;
-        let work = Work {
-            geo,
-            indexer: &indexer,
-            subtables: &subtables,
+        let mut traffic = Traffic {
+            ranks: ranks.count(),
+            entries_held: entries as u64,
+            ..Traffic::default()
         };
+        // A rank that fails goes on taking part in the collective steps until the next check,
+        // where every rank stops.
+        let subtables = Subtables::open(self, material);
         let failure: Mutex<Option<GenError>> = Mutex::new(None);
         let fail = |e: GenError| {
             failure
@@ -108,10 +136,35 @@ impl Builder {
                 .get_or_insert(e);
         };
         let failed = || failure.lock().expect("no panics while locked").take();
+        let stop = |e: Option<GenError>| match ranks.any(e.is_some()) {
+            false => Ok(()),
+            true => Err(e.unwrap_or_else(|| GenError::OtherRank {
+                material: material.to_string(),
+            })),
+        };
+        let (subtables, error) = match subtables {
+            Ok(subtables) => (Some(subtables), None),
+            Err(e) => (None, Some(e)),
+        };
+        stop(error)?;
+        let subtables = subtables.expect("a rank without its subtables has stopped");
+        let work = Work {
+            geo,
+            indexer: &indexer,
+            subtables: &subtables,
+        };
 
         // Init.
-        observer.phase(&material.to_string(), Phase::Init, 2 * size);
+        observer.phase(
+            &material.to_string(),
+            Phase::Init,
+            2 * (part.end - part.start),
+        );
         let states: [Vec<AtomicU16>; 2] = [new_states(entries), new_states(entries)];
+        let held = |s: usize| Held {
+            first,
+            states: &states[s],
+        };
         let waiting = Mutex::new(Waiting::default());
         let legal = AtomicU64::new(0);
         // Positions not yet decided, by side to move: once a side has none, the frontier of the
@@ -120,7 +173,7 @@ impl Builder {
         let mut frontier: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
         for (s, stm) in Side::ALL.into_iter().enumerate() {
             const CHUNK: u64 = 1 << 14;
-            let chunks: Vec<u64> = (0..size.div_ceil(CHUNK)).collect();
+            let chunks: Vec<u64> = (0..(part.end - part.start).div_ceil(CHUNK)).collect();
             frontier[s] = chunks
                 .par_iter()
                 .flat_map_iter(|&chunk| {
@@ -128,8 +181,9 @@ impl Builder {
                     let mut local = Waiting::default();
                     let mut local_legal = 0;
                     let mut local_undecided = 0;
-                    let end = ((chunk + 1) * CHUNK).min(size);
-                    indexer.for_each_position(geo, chunk * CHUNK..end, stm, |i, p| {
+                    let begin = first + chunk * CHUNK;
+                    let end = (begin + CHUNK).min(part.end);
+                    indexer.for_each_position(geo, begin..end, stm, |i, p| {
                         let state = work.classify(i, p, stm, &mut local).unwrap_or_else(|e| {
                             fail(e);
                             NO_POSITION
@@ -139,19 +193,17 @@ impl Builder {
                         }
                         local_legal += u64::from(state != NO_POSITION);
                         local_undecided += u64::from(state & PENDING != 0);
-                        states[s][i as usize].store(state, Ordering::Relaxed);
+                        held(s).at(i).store(state, Ordering::Relaxed);
                     });
                     waiting.lock().expect("no panics while locked").merge(local);
                     legal.fetch_add(local_legal, Ordering::Relaxed);
                     undecided[s].fetch_add(local_undecided, Ordering::Relaxed);
-                    observer.progressed(end - chunk * CHUNK);
+                    observer.progressed(end - begin);
                     mates
                 })
                 .collect();
         }
-        if let Some(e) = failed() {
-            return Err(e);
-        }
+        stop(failed())?;
         let mut waiting = waiting.into_inner().expect("no panics while locked");
         let init_seconds = start.elapsed().as_secs_f64();
 
@@ -169,10 +221,10 @@ impl Builder {
                     let target = pending(CAPTURE_WIN, depth as u16);
                     let found: Vec<u64> = (0..entries)
                         .into_par_iter()
-                        .filter(|&i| {
+                        .filter(|&k| {
                             // Read first: a compare-exchange on every entry would write them all.
-                            side_states[i].load(Ordering::Relaxed) == target
-                                && side_states[i]
+                            side_states[k].load(Ordering::Relaxed) == target
+                                && side_states[k]
                                     .compare_exchange(
                                         target,
                                         decided(depth),
@@ -181,7 +233,7 @@ impl Builder {
                                     )
                                     .is_ok()
                         })
-                        .map(|i| i as u64)
+                        .map(|k| first + k as u64)
                         .collect();
                     undecided[s].fetch_sub(found.len() as u64, Ordering::Relaxed);
                     frontier[s].extend(found);
@@ -189,12 +241,13 @@ impl Builder {
             }
             if let Some(due) = waiting.losses.remove(&depth) {
                 for (s, i) in due {
-                    states[s][i as usize].store(decided(depth), Ordering::Relaxed);
+                    held(s).at(i).store(decided(depth), Ordering::Relaxed);
                     undecided[s].fetch_sub(1, Ordering::Relaxed);
                     frontier[s].push(i);
                 }
             }
-            if frontier.iter().all(Vec::is_empty) && waiting.is_empty() {
+            let idle = frontier.iter().all(Vec::is_empty) && waiting.is_empty();
+            if !ranks.any(!idle) {
                 break;
             }
             if depth >= MAX_PLIES {
@@ -203,29 +256,29 @@ impl Builder {
             let mut next: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
             let later = Mutex::new(Vec::<(u32, usize, u64)>::new());
             for (s, stm) in Side::ALL.into_iter().enumerate() {
-                if undecided[1 - s].load(Ordering::Relaxed) == 0 {
+                let parent_states = held(1 - s);
+                let undecided_parents = ranks.sum(undecided[1 - s].load(Ordering::Relaxed));
+                if undecided_parents == 0 {
                     observer.progressed(frontier[s].len() as u64);
                     continue;
                 }
-                let parent_states = &states[1 - s];
-                if undecided[1 - s].load(Ordering::Relaxed) < frontier[s].len() as u64 {
-                    // Fewer undecided parents than frontier positions: go forward from them.
+                if ranks.count() == 1 && undecided_parents < frontier[s].len() as u64 {
+                    // Fewer undecided parents than frontier positions: go forward from them
+                    // (in one process, where every child's state is at hand).
                     let parent_side = Side::ALL[1 - s];
                     let found: Vec<u64> = (0..size.div_ceil(4096))
                         .into_par_iter()
                         .flat_map_iter(|chunk| {
                             let mut found = Vec::new();
                             for j in chunk * 4096..((chunk + 1) * 4096).min(size) {
-                                if parent_states[j as usize].load(Ordering::Relaxed) & PENDING == 0
-                                {
+                                if parent_states.at(j).load(Ordering::Relaxed) & PENDING == 0 {
                                     continue;
                                 }
-                                let children = &states[s];
                                 if let Err(e) = work.forward(
                                     j,
                                     parent_side,
                                     parent_states,
-                                    children,
+                                    held(s),
                                     depth,
                                     &mut found,
                                     &later,
@@ -241,30 +294,81 @@ impl Builder {
                     next[1 - s].extend(found);
                     continue;
                 }
-                let found: Vec<u64> = frontier[s]
+                // Backward: the parents this rank holds are updated at once, the others'
+                // sent to their ranks as words `index << 4 | weight`.
+                let parent_side = Side::ALL[1 - s];
+                let outboxes = Mutex::new(vec![Vec::<u64>::new(); rank_count]);
+                let local_updates = AtomicU64::new(0);
+                let update = |j: u64, weight: u16, found: &mut Vec<u64>| {
+                    if depth % 2 == 0 {
+                        work.mark_win(j, parent_states, depth + 1, found);
+                    } else if let Err(e) =
+                        work.subtract(j, parent_side, parent_states, weight, depth, found, &later)
+                    {
+                        fail(e);
+                    }
+                };
+                let mut found: Vec<u64> = frontier[s]
                     .par_chunks(1024)
                     .flat_map_iter(|chunk| {
                         let mut found = Vec::new();
+                        let mut away = vec![Vec::<u64>::new(); rank_count];
+                        let mut here = 0;
                         for &i in chunk {
-                            let result = if depth % 2 == 0 {
-                                work.mark_wins(i, stm, parent_states, depth + 1, &mut found)
-                            } else {
-                                work.count_down(i, stm, parent_states, depth, &mut found, &later)
-                            };
+                            let result = work.parents_of(i, stm, depth % 2 == 1, |j, weight| {
+                                match parent_states.holds(j) {
+                                    true => {
+                                        here += 1;
+                                        update(j, weight, &mut found);
+                                    }
+                                    false => {
+                                        away[partition.owner(j)].push(j << 4 | u64::from(weight))
+                                    }
+                                }
+                            });
                             if let Err(e) = result {
                                 fail(e);
+                            }
+                        }
+                        local_updates.fetch_add(here, Ordering::Relaxed);
+                        if away.iter().any(|words| !words.is_empty()) {
+                            let mut outboxes = outboxes.lock().expect("no panics while locked");
+                            for (outbox, words) in outboxes.iter_mut().zip(away) {
+                                outbox.extend(words);
                             }
                         }
                         observer.progressed(chunk.len() as u64);
                         found
                     })
                     .collect();
+                traffic.local_updates += local_updates.into_inner();
+                if ranks.count() > 1 {
+                    let outboxes = outboxes.into_inner().expect("no panics while locked");
+                    let sent: u64 = outboxes.iter().map(|words| 8 * words.len() as u64).sum();
+                    let exchange = Instant::now();
+                    let received = ranks.exchange(outboxes);
+                    traffic.exchange_seconds += exchange.elapsed().as_secs_f64();
+                    traffic.exchanges += 1;
+                    traffic.bytes_sent += sent;
+                    traffic.largest_exchange = traffic.largest_exchange.max(sent);
+                    traffic.bytes_received += 8 * received.len() as u64;
+                    found.extend(
+                        received
+                            .par_chunks(4096)
+                            .flat_map_iter(|words| {
+                                let mut found = Vec::new();
+                                for &word in words {
+                                    update(word >> 4, (word & 15) as u16, &mut found);
+                                }
+                                found
+                            })
+                            .collect::<Vec<u64>>(),
+                    );
+                }
                 undecided[1 - s].fetch_sub(found.len() as u64, Ordering::Relaxed);
                 next[1 - s].extend(found);
             }
-            if let Some(e) = failed() {
-                return Err(e);
-            }
+            stop(failed())?;
             for (due, s, i) in later.into_inner().expect("no panics while locked") {
                 waiting.losses.entry(due).or_default().push((s, i));
             }
@@ -274,33 +378,19 @@ impl Builder {
         }
         let retrograde_seconds = start.elapsed().as_secs_f64() - init_seconds;
 
-        // Pending positions are draws. The body is encoded straight from the work entries, which
-        // are then freed before the file is written.
-        let code = |state: u16| if state & PENDING != 0 { DRAW } else { state };
-        let max_plies = states
+        // Pending positions are draws.
+        let local_max = states
             .par_iter()
             .flat_map(|side| side.par_iter())
-            .map(|state| u32::from(code(state.load(Ordering::Relaxed))).saturating_sub(2))
+            .map(|state| u32::from(final_code(state.load(Ordering::Relaxed))).saturating_sub(2))
             .max()
             .unwrap_or(0);
+        let max_plies = ranks.max(u64::from(local_max)) as u32;
         let header = self.header(&indexer, max_plies);
-        let width = usize::from(header.value_width);
-        let mut body = vec![0u8; 2 * entries * width];
-        for (side, out) in states.iter().zip(body.chunks_mut(entries * width)) {
-            out.par_chunks_mut(width << 12)
-                .enumerate()
-                .for_each(|(chunk, out)| {
-                    let first = chunk << 12;
-                    for (k, slot) in out.chunks_mut(width).enumerate() {
-                        let value = code(side[first + k].load(Ordering::Relaxed));
-                        slot.copy_from_slice(&value.to_le_bytes()[..width]);
-                    }
-                });
-        }
-        drop(states);
         let path = self.raw_path_of(material);
-        retro_format::write_table(&path, &header, &body)?;
-        self.remove_stale_packed(material)?;
+        let error = self.write_parts(material, &header, &states, &partition, ranks);
+        // No rank goes on to a larger table before the file is in place.
+        stop(error)?;
         Ok(BuildReport {
             material,
             path,
@@ -314,7 +404,91 @@ impl Builder {
             depths: depth,
             core: Some(CoreKind::Reference),
             packed: None,
+            traffic: (ranks.count() > 1).then_some(traffic),
         })
+    }
+
+    /// Writes the table `header` describes from the work entries of every rank
+    /// (`states`, this rank's part of `partition`): each rank encodes its part, and rank 0
+    /// writes the parts at their offsets into the file, which appears whole or not at all.
+    /// Every rank calls it; rank 0's error, if any.
+    fn write_parts(
+        &self,
+        material: Material,
+        header: &retro_format::Header,
+        states: &[Vec<AtomicU16>; 2],
+        partition: &Partition,
+        ranks: &dyn Ranks,
+    ) -> Option<GenError> {
+        let mut error: Option<GenError> = None;
+        let writer = match ranks.rank() {
+            0 => retro_format::TableWriter::create(&self.raw_path_of(material), header)
+                .map_err(|e| error = Some(e.into()))
+                .ok(),
+            _ => None,
+        };
+        let width = usize::from(header.value_width);
+        let entries = states[0].len();
+        // Parts travel in pieces of at most `PIECE` entries, so that rank 0 never holds more
+        // than a piece of each rank.
+        const PIECE: usize = 1 << 24;
+        let pieces = ranks.max(entries.div_ceil(PIECE) as u64) as usize;
+        for (s, side) in states.iter().enumerate() {
+            for piece in 0..pieces {
+                let begin = (piece * PIECE).min(entries);
+                let end = ((piece + 1) * PIECE).min(entries);
+                let mut bytes = vec![0u8; (end - begin) * width];
+                bytes
+                    .par_chunks_mut(width << 12)
+                    .enumerate()
+                    .for_each(|(chunk, out)| {
+                        let at = begin + (chunk << 12);
+                        for (k, slot) in out.chunks_mut(width).enumerate() {
+                            let value = final_code(side[at + k].load(Ordering::Relaxed));
+                            slot.copy_from_slice(&value.to_le_bytes()[..width]);
+                        }
+                    });
+                let gathered = ranks.gather(bytes);
+                let Some(writer) = writer.as_ref().filter(|_| error.is_none()) else {
+                    continue;
+                };
+                for (rank, bytes) in gathered.iter().enumerate() {
+                    let entry = s as u64 * header.entries_per_side
+                        + partition.part(rank).start
+                        + (piece * PIECE) as u64;
+                    if let Err(e) = writer.write_body_at(entry * width as u64, bytes) {
+                        error = Some(e.into());
+                    }
+                }
+            }
+        }
+        if let Some(writer) = writer.filter(|_| error.is_none()) {
+            error = writer
+                .finish()
+                .map_err(GenError::from)
+                .and_then(|()| self.remove_stale_packed(material))
+                .err();
+        }
+        error
+    }
+}
+
+/// One side's work entries that this rank holds: indices `first..first + states.len()`.
+#[derive(Clone, Copy)]
+struct Held<'a> {
+    first: u64,
+    states: &'a [AtomicU16],
+}
+
+impl Held<'_> {
+    /// Whether index `i` is held here.
+    fn holds(&self, i: u64) -> bool {
+        i.wrapping_sub(self.first) < self.states.len() as u64
+    }
+
+    /// The entry of index `i`, which must be held here.
+    fn at(&self, i: u64) -> &AtomicU16 {
+        &self.states[(i - self.first) as usize]
     }
 }
 
@@ -540,66 +714,46 @@ impl Work<'_> {
         Ok(())
     }
 
-    /// Even depths: the predecessors of a loss in `depth − 1` still pending become wins in `depth`.
-    fn mark_wins(
+    /// The parents (predecessors by a quiet move) of index `i` with `stm` to move, each with
+    /// its weight in the parent's counter when `weighted` (its stabilizer size; 0 otherwise).
+    fn parents_of(
         &self,
         i: u64,
         stm: Side,
-        parents: &[AtomicU16],
-        depth: u32,
-        found: &mut Vec<u64>,
+        weighted: bool,
+        mut visit: impl FnMut(u64, u16),
     ) -> Result<(), GenError> {
         self.predecessors(i, stm, |q| {
             let j = self
                 .indexer
                 .index(self.geo, &q)
                 .expect("legal predecessors have an index");
-            let state = &parents[j as usize];
-            let mut old = state.load(Ordering::Relaxed);
-            while old & PENDING != 0 {
-                match state.compare_exchange_weak(
-                    old,
-                    decided(depth),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        found.push(j);
-                        break;
-                    }
-                    Err(now) => old = now,
-                }
-            }
+            let weight = match weighted {
+                true => self.indexer.stabilizer_size(self.geo, &q) as u16,
+                false => 0,
+            };
+            visit(j, weight);
         })
     }
 
-    /// Odd depths: the predecessors of a win in `depth` lose one (weighted) unresolved move;
-    /// those left with none are lost in `depth + 1`, or later if a capture-loss says so.
-    fn count_down(
-        &self,
-        i: u64,
-        stm: Side,
-        parents: &[AtomicU16],
-        depth: u32,
-        found: &mut Vec<u64>,
-        later: &Mutex<Vec<(u32, usize, u64)>>,
-    ) -> Result<(), GenError> {
-        let parent_side = Side::ALL[usize::from(stm == Side::White)];
-        let mut error = None;
-        self.predecessors(i, stm, |q| {
-            if error.is_some() {
-                return;
+    /// Even depths: a parent of a loss in `depth − 1` still pending becomes a win in `depth`.
+    fn mark_win(&self, j: u64, parents: Held<'_>, depth: u32, found: &mut Vec<u64>) {
+        let state = parents.at(j);
+        let mut old = state.load(Ordering::Relaxed);
+        while old & PENDING != 0 {
+            match state.compare_exchange_weak(
+                old,
+                decided(depth),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    found.push(j);
+                    break;
+                }
+                Err(now) => old = now,
             }
-            let j = self
-                .indexer
-                .index(self.geo, &q)
-                .expect("legal predecessors have an index");
-            let weight = self.indexer.stabilizer_size(self.geo, &q) as u16;
-            if let Err(e) = self.subtract(j, parent_side, parents, weight, depth, found, later) {
-                error = Some(e);
-            }
-        })?;
-        error.map_or(Ok(()), Err)
+        }
     }
 
     /// Takes `weight` resolved moves off the counter of parent `j`; when none are left the
@@ -609,13 +763,13 @@ impl Work<'_> {
         &self,
         j: u64,
         parent_side: Side,
-        parents: &[AtomicU16],
+        parents: Held<'_>,
         weight: u16,
         depth: u32,
         found: &mut Vec<u64>,
         later: &Mutex<Vec<(u32, usize, u64)>>,
     ) -> Result<(), GenError> {
-        let state = &parents[j as usize];
+        let state = parents.at(j);
         let mut old = state.load(Ordering::Relaxed);
         loop {
             if old & PENDING == 0 || matches!(kind_of(old), ESCAPE | CAPTURE_WIN) {
@@ -676,13 +830,13 @@ impl Work<'_> {
         &self,
         parent: u64,
         parent_side: Side,
-        parents: &[AtomicU16],
-        children: &[AtomicU16],
+        parents: Held<'_>,
+        children: Held<'_>,
         depth: u32,
         found: &mut Vec<u64>,
         later: &Mutex<Vec<(u32, usize, u64)>>,
     ) -> Result<(), GenError> {
-        let state = parents[parent as usize].load(Ordering::Relaxed);
+        let state = parents.at(parent).load(Ordering::Relaxed);
         let counting = depth % 2 == 1;
         if state & PENDING == 0 || (counting && matches!(kind_of(state), ESCAPE | CAPTURE_WIN)) {
             return Ok(());
@@ -704,7 +858,7 @@ impl Work<'_> {
                 .indexer
                 .index(geo, &child)
                 .expect("legal children have an index");
-            if children[k as usize].load(Ordering::Relaxed) == target {
+            if children.at(k).load(Ordering::Relaxed) == target {
                 if counting {
                     weight += self.indexer.stabilizer_size(geo, &child);
                 } else {
@@ -713,7 +867,9 @@ impl Work<'_> {
             }
         });
         if wins {
-            parents[parent as usize].store(decided(depth + 1), Ordering::Relaxed);
+            parents
+                .at(parent)
+                .store(decided(depth + 1), Ordering::Relaxed);
             found.push(parent);
         } else if weight > 0 {
             self.subtract(

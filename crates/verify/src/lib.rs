@@ -216,9 +216,55 @@ impl Report {
     }
 }
 
+/// A part of a table's check, for checking it over several processes: the king pairs whose
+/// number `k` (in [`Scheme::pairs`]'s order) has `k % count == rank`. Dealt round the ranks,
+/// the pairs of every region of the board are spread over all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// This part, `0..count`.
+    pub rank: usize,
+    /// How many parts.
+    pub count: usize,
+}
+
+impl Share {
+    /// The whole table.
+    pub const WHOLE: Share = Share { rank: 0, count: 1 };
+
+    /// The king pairs of this share.
+    fn pairs(self, scheme: &Scheme) -> Vec<(u32, u32)> {
+        let count = self.count.max(1);
+        scheme
+            .pairs()
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| k % count == self.rank)
+            .map(|(_, &pair)| pair)
+            .collect()
+    }
+}
+
+/// What checking a share of a table found ([`Checker::check_share`]).
+#[derive(Debug, Clone, Default)]
+pub struct ShareReport {
+    /// Legal positions checked, White to move and Black to move.
+    pub legal: [u64; 2],
+    /// Failed facts.
+    pub failure_count: u64,
+    /// The first failures (at most [`Report::EXAMPLES`]).
+    pub failures: Vec<Failure>,
+}
+
 struct Stored {
     table: Table,
     scheme: Scheme,
+}
+
+/// What a check counts as it goes: legal positions by side to move, and failures.
+#[derive(Default)]
+struct Tally {
+    legal: [AtomicU64; 2],
+    failures: Failures,
 }
 
 /// The failures of one check: how many, and the first [`Report::EXAMPLES`] of them.
@@ -388,6 +434,19 @@ impl Checker {
     /// calling `progress` with the number of positions examined as it goes.
     pub fn check(&self, men: &Men, progress: &(dyn Fn(u64) + Sync)) -> Result<Report, VerifyError> {
         let start = Instant::now();
+        let share = self.check_share(men, Share::WHOLE, progress)?;
+        self.combine(men, vec![share], start)
+    }
+
+    /// Checks `share` of the table of `men` (as stored): (C), (W), (L) and (D) at the legal
+    /// positions whose kings stand on the share's king pairs. (P), which counts the whole
+    /// table, waits for every share ([`Checker::combine`]).
+    pub fn check_share(
+        &self,
+        men: &Men,
+        share: Share,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<ShareReport, VerifyError> {
         let stored = self.load(men)?;
         let mut loaded = vec![(men.clone(), stored.clone())];
         for exit in exits(men) {
@@ -395,10 +454,39 @@ impl Checker {
             loaded.push((exit, table));
         }
         let lookup = Lookup::new(self.board, loaded);
+        let tally = Tally::default();
+        self.check_category(men, &stored, &lookup, share, &tally, progress)?;
+        Ok(ShareReport {
+            legal: tally.legal.map(|n| n.into_inner()),
+            failure_count: tally.failures.count(),
+            failures: tally.failures.examples(),
+        })
+    }
+
+    /// The report on the table of `men` from the reports on all its shares, checked since
+    /// `start`: their failures, and (P) — exactly the legal positions have entries.
+    pub fn combine(
+        &self,
+        men: &Men,
+        shares: Vec<ShareReport>,
+        start: Instant,
+    ) -> Result<Report, VerifyError> {
+        let stored = self.load(men)?;
         let scheme = &stored.scheme;
         let failures = Failures::default();
-        let legal = [AtomicU64::new(0), AtomicU64::new(0)];
-        self.check_category(men, &stored, &lookup, &legal, progress, &failures)?;
+        let mut legal = [0u64; 2];
+        let mut failure_count = 0;
+        for share in shares {
+            for (total, here) in legal.iter_mut().zip(share.legal) {
+                *total += here;
+            }
+            failure_count += share.failure_count;
+            for failure in share.failures {
+                failures.record(failure);
+            }
+        }
+        // The shares counted every failure, the examples recorded here among them.
+        failures.count.store(failure_count, Ordering::Relaxed);
         // (P): exactly the legal positions have entries.
         for (s, side) in Side::ALL.into_iter().enumerate() {
             let codes = stored.table.codes(side == Side::White);
@@ -406,7 +494,7 @@ impl Checker {
                 .into_par_iter()
                 .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
                 .count() as u64;
-            let positions = legal[s].load(Ordering::Relaxed);
+            let positions = legal[s];
             if entries != positions {
                 failures.record(Failure {
                     fen: format!("(the {side}-to-move half of {men})"),
@@ -417,7 +505,7 @@ impl Checker {
         }
         Ok(Report {
             men: men.clone(),
-            positions: legal[0].load(Ordering::Relaxed) + legal[1].load(Ordering::Relaxed),
+            positions: legal[0] + legal[1],
             failure_count: failures.count(),
             failures: failures.examples(),
             seconds: start.elapsed().as_secs_f64(),
@@ -441,11 +529,13 @@ impl Checker {
         men: &Men,
         stored: &Stored,
         lookup: &Lookup,
-        legal: &[AtomicU64; 2],
+        share: Share,
+        tally: &Tally,
         progress: &(dyn Fn(u64) + Sync),
-        failures: &Failures,
     ) -> Result<(), VerifyError> {
+        let (legal, failures) = (&tally.legal, &tally.failures);
         let scheme = &stored.scheme;
+        let pairs = share.pairs(scheme);
         let listed = scheme.men().to_vec();
         let BoardTables { lines, mirror } =
             self.tables.get_or_init(|| BoardTables::new(self.board));
@@ -465,7 +555,7 @@ impl Checker {
         };
         if scheme.has_lanes() && stored.table.header().value_width == 1 && self.lanes {
             // A lane at a time (see [`lanes`]).
-            return scheme.pairs().par_iter().try_for_each(|&pair| {
+            return pairs.par_iter().try_for_each(|&pair| {
                 let mut legal_here = [0u64; 2];
                 let examined = lanes::check_pair(
                     scheme,
@@ -487,7 +577,7 @@ impl Checker {
                 Ok(())
             });
         }
-        for_each_canonical(scheme, legal, progress, |numbers, legal_here| {
+        for_each_canonical(scheme, &pairs, legal, progress, |numbers, legal_here| {
             let index = scheme
                 .index_of_canonical(numbers)
                 .expect("canonical pairs have an index");
@@ -751,11 +841,12 @@ impl Checker {
 /// adds those counts to `legal` and reports progress pair by pair; stops at the first error.
 fn for_each_canonical(
     scheme: &Scheme,
+    pairs: &[(u32, u32)],
     legal: &[AtomicU64; 2],
     progress: &(dyn Fn(u64) + Sync),
     check: impl Fn(&[u32], &mut [u64; 2]) -> Result<(), VerifyError> + Sync,
 ) -> Result<(), VerifyError> {
-    scheme.pairs().par_iter().try_for_each(|&pair| {
+    pairs.par_iter().try_for_each(|&pair| {
         let mut result = Ok(());
         let mut examined = 0;
         let mut legal_here = [0u64; 2];

@@ -169,3 +169,50 @@ fn plans_start_from_the_smallest_tables() {
     assert_eq!(names, ["KvK", "KBvK", "KNvK", "KQvK", "KRvK", "KPvK"]);
     assert!(checker.plan(&["KXvK"]).is_err());
 }
+
+#[test]
+fn a_check_in_shares_finds_what_the_whole_check_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = Board::new(5, 5).unwrap();
+    let men = Men::parse("KvK").unwrap();
+    // A wrong entry (a win in 1 with bare kings) and a missing one.
+    let (mut wrong, mut missing) = (None, None);
+    write_kvk(dir.path(), board, |p| {
+        if wrong.is_none() {
+            wrong = Some(p.fen());
+            3
+        } else if missing.is_none() {
+            missing = Some(p.fen());
+            0
+        } else {
+            1
+        }
+    });
+    let checker = Checker::new(board, dir.path());
+    let whole = checker.check(&men, &|_| {}).unwrap();
+    let fens = |report: &Report| {
+        let mut fens: Vec<String> = report.failures.iter().map(|f| f.fen.clone()).collect();
+        fens.sort();
+        fens
+    };
+    for count in [2, 3, 7] {
+        let shares: Vec<ShareReport> = (0..count)
+            .map(|rank| {
+                checker
+                    .check_share(&men, Share { rank, count }, &|_| {})
+                    .unwrap()
+            })
+            .collect();
+        // Every share checks some positions; together, each position once.
+        assert!(shares.iter().all(|s| s.legal[0] > 0), "{count} shares");
+        let combined = checker.combine(&men, shares, Instant::now()).unwrap();
+        assert_eq!(combined.positions, whole.positions, "{count} shares");
+        assert_eq!(
+            combined.failure_count, whole.failure_count,
+            "{count} shares"
+        );
+        assert_eq!(fens(&combined), fens(&whole), "{count} shares");
+    }
+    assert!(fens(&whole).contains(&wrong.unwrap()));
+    assert!(whole.failures.iter().any(|f| f.problem.contains("(P)")));
+}
