@@ -18,8 +18,8 @@ pub trait Ranks {
     /// How many ranks the group has.
     fn count(&self) -> usize;
     /// Sends `outgoing[r]` to rank `r` (`outgoing` has `count()` lists; this rank's own is
-    /// empty) and returns the words the other ranks sent this one, in rank order.
-    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<u64>;
+    /// empty) and returns what each rank sent this one (`count()` lists, this rank's empty).
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
     /// The sum of `value` over the ranks.
     fn sum(&self, value: u64) -> u64;
     /// The largest `value` over the ranks.
@@ -45,8 +45,8 @@ impl Ranks for OneRank {
     fn count(&self) -> usize {
         1
     }
-    fn exchange(&self, _outgoing: Vec<Vec<u64>>) -> Vec<u64> {
-        Vec::new()
+    fn exchange(&self, _outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        vec![Vec::new()]
     }
     fn sum(&self, value: u64) -> u64 {
         value
@@ -96,8 +96,9 @@ pub struct Traffic {
     pub ranks: usize,
     /// Exchanges: one per retrograde pass and side to move with parents to update.
     pub exchanges: u64,
-    /// Parent updates this rank made to the entries it holds, from its own frontier (those
-    /// from the others' frontiers are in `bytes_received`).
+    /// Parent updates this rank made from what it holds: backward, from its own frontier;
+    /// forward, from the children it holds (those from other ranks' words are in
+    /// `bytes_received`).
     pub local_updates: u64,
     /// Bytes this rank sent to the others (8 a parent update).
     pub bytes_sent: u64,
@@ -169,7 +170,7 @@ impl Ranks for ThreadRanks {
         self.shared.count
     }
 
-    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<u64> {
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
         {
             let mut mail = lock(&self.shared.mail);
             for (to, words) in outgoing.into_iter().enumerate() {
@@ -179,7 +180,7 @@ impl Ranks for ThreadRanks {
         self.shared.barrier.wait();
         let received = lock(&self.shared.mail)[self.rank]
             .iter_mut()
-            .flat_map(std::mem::take)
+            .map(std::mem::take)
             .collect();
         self.shared.barrier.wait();
         received
@@ -267,7 +268,12 @@ mod tests {
             .collect();
         for handle in handles {
             let (me, received, sum, max, words, gathered) = handle.join().expect("no panic");
-            let expected: Vec<u64> = (0..3).filter(|&f| f != me).map(|f| 10 * f + me).collect();
+            let expected: Vec<Vec<u64>> = (0..3)
+                .map(|f| match f == me {
+                    true => Vec::new(),
+                    false => vec![10 * f + me],
+                })
+                .collect();
             assert_eq!(received, expected);
             assert_eq!((sum, max, words), (6, 2, vec![100]));
             match me {

@@ -54,8 +54,8 @@ impl MpiRanks {
         out
     }
 
-    /// One round of an exchange: every list at most [`ROUND_WORDS`] long.
-    fn exchange_round(&self, outgoing: &[&[u64]]) -> Vec<u64> {
+    /// One round of an exchange: every list at most [`ROUND_WORDS`] long; what each rank sent.
+    fn exchange_round(&self, outgoing: &[&[u64]]) -> Vec<Vec<u64>> {
         let n = outgoing.len();
         let send_counts: Vec<Count> = outgoing.iter().map(|w| w.len() as Count).collect();
         let mut recv_counts: Vec<Count> = vec![0; n];
@@ -81,7 +81,11 @@ impl MpiRanks {
             let mut into = PartitionMut::new(&mut received[..], &recv_counts[..], &recv_displs[..]);
             self.world.all_to_all_varcount_into(&sent, &mut into);
         }
-        received
+        recv_counts
+            .iter()
+            .zip(&recv_displs)
+            .map(|(&c, &d)| received[d as usize..(d + c) as usize].to_vec())
+            .collect()
     }
 }
 
@@ -94,13 +98,12 @@ impl Ranks for MpiRanks {
         self.world.size() as usize
     }
 
-    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<u64> {
+    fn exchange(&self, outgoing: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
         // Rounds of at most ROUND_WORDS words a pair of ranks, as many as the longest list
         // anywhere needs; the words keep their order.
         let longest = outgoing.iter().map(Vec::len).max().unwrap_or(0) as u64;
         let rounds = self.max(longest.div_ceil(ROUND_WORDS as u64)) as usize;
-        let mut received = Vec::new();
-        let mut per_round: Vec<Vec<u64>> = Vec::with_capacity(rounds);
+        let mut received = vec![Vec::new(); self.count()];
         for round in 0..rounds {
             let pieces: Vec<&[u64]> = outgoing
                 .iter()
@@ -110,10 +113,9 @@ impl Ranks for MpiRanks {
                     &words[begin..end]
                 })
                 .collect();
-            per_round.push(self.exchange_round(&pieces));
-        }
-        for words in per_round {
-            received.extend(words);
+            for (from, words) in received.iter_mut().zip(self.exchange_round(&pieces)) {
+                from.extend(words);
+            }
         }
         received
     }

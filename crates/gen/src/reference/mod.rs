@@ -25,6 +25,14 @@
 //! * **odd d** (wins in `d`): every predecessor's counter drops; one that reaches zero has all
 //!   its moves losing, and becomes a loss in `d + 1` — or, if a capture-loss needs longer, in
 //!   that many plies, when the iteration gets there.
+//! * **forward**: at a depth where fewer parents are undecided than positions were decided, the
+//!   step runs from each undecided parent instead, reading the states of its children.
+//!
+//! The index may be cut into contiguous parts, one per rank of a group ([`Builder::build_on`],
+//! [`crate::ranks`]): each rank holds its part of the work entries and of the frontiers
+//! (`parts`), updates the parents it holds at once and sends the others' to their ranks a pass
+//! at a time; going forward, it asks other ranks for the children they hold. One process is
+//! the group of one rank.
 //!
 //! The iteration stops only when no position changed and no capture-win or capture-loss is
 //! waiting for a later depth: Hurd's pitfall (KQRvK settles after 6 moves, but its captures
@@ -40,8 +48,11 @@
 //! both sides count `Σ |M(r, O)| · |Stab c| = |Q| · |Stab r|` for every child orbit `O`, so a
 //! counter reaches zero exactly when all of `r`'s quiet moves are resolved.
 
+mod parts;
+
 use crate::ranks::{OneRank, Partition, Ranks, Traffic};
 use crate::{exit_targets, BuildReport, Builder, CoreKind, GenError, Observer, Phase};
+use parts::{Frontier, Held};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
 use retro_format::{Table, Value};
@@ -170,38 +181,36 @@ impl Builder {
         // Positions not yet decided, by side to move: once a side has none, the frontier of the
         // other side has no predecessor left to update.
         let undecided = [AtomicU64::new(0), AtomicU64::new(0)];
-        let mut frontier: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        let new_frontier = || [Frontier::new(part.clone()), Frontier::new(part.clone())];
+        let mut frontier = new_frontier();
+        // The positions the pass under way decides; the two sets change places after each pass.
+        let mut next = new_frontier();
         for (s, stm) in Side::ALL.into_iter().enumerate() {
             const CHUNK: u64 = 1 << 14;
             let chunks: Vec<u64> = (0..(part.end - part.start).div_ceil(CHUNK)).collect();
-            frontier[s] = chunks
-                .par_iter()
-                .flat_map_iter(|&chunk| {
-                    let mut mates = Vec::new();
-                    let mut local = Waiting::default();
-                    let mut local_legal = 0;
-                    let mut local_undecided = 0;
-                    let begin = first + chunk * CHUNK;
-                    let end = (begin + CHUNK).min(part.end);
-                    indexer.for_each_position(geo, begin..end, stm, |i, p| {
-                        let state = work.classify(i, p, stm, &mut local).unwrap_or_else(|e| {
-                            fail(e);
-                            NO_POSITION
-                        });
-                        if state == decided(0) {
-                            mates.push(i);
-                        }
-                        local_legal += u64::from(state != NO_POSITION);
-                        local_undecided += u64::from(state & PENDING != 0);
-                        held(s).at(i).store(state, Ordering::Relaxed);
+            chunks.par_iter().for_each(|&chunk| {
+                let mut local = Waiting::default();
+                let mut local_legal = 0;
+                let mut local_undecided = 0;
+                let begin = first + chunk * CHUNK;
+                let end = (begin + CHUNK).min(part.end);
+                indexer.for_each_position(geo, begin..end, stm, |i, p| {
+                    let state = work.classify(i, p, stm, &mut local).unwrap_or_else(|e| {
+                        fail(e);
+                        NO_POSITION
                     });
-                    waiting.lock().expect("no panics while locked").merge(local);
-                    legal.fetch_add(local_legal, Ordering::Relaxed);
-                    undecided[s].fetch_add(local_undecided, Ordering::Relaxed);
-                    observer.progressed(end - begin);
-                    mates
-                })
-                .collect();
+                    if state == decided(0) {
+                        frontier[s].insert(i);
+                    }
+                    local_legal += u64::from(state != NO_POSITION);
+                    local_undecided += u64::from(state & PENDING != 0);
+                    held(s).at(i).store(state, Ordering::Relaxed);
+                });
+                waiting.lock().expect("no panics while locked").merge(local);
+                legal.fetch_add(local_legal, Ordering::Relaxed);
+                undecided[s].fetch_add(local_undecided, Ordering::Relaxed);
+                observer.progressed(end - begin);
+            });
         }
         stop(failed())?;
         let mut waiting = waiting.into_inner().expect("no panics while locked");
@@ -219,7 +228,7 @@ impl Builder {
             if waiting.capture_wins.remove(&depth) {
                 for (s, side_states) in states.iter().enumerate() {
                     let target = pending(CAPTURE_WIN, depth as u16);
-                    let found: Vec<u64> = (0..entries)
+                    let found = (0..entries)
                         .into_par_iter()
                         .filter(|&k| {
                             // Read first: a compare-exchange on every entry would write them all.
@@ -233,65 +242,52 @@ impl Builder {
                                     )
                                     .is_ok()
                         })
-                        .map(|k| first + k as u64)
-                        .collect();
-                    undecided[s].fetch_sub(found.len() as u64, Ordering::Relaxed);
-                    frontier[s].extend(found);
+                        .map(|k| frontier[s].insert(first + k as u64))
+                        .count();
+                    undecided[s].fetch_sub(found as u64, Ordering::Relaxed);
                 }
             }
             if let Some(due) = waiting.losses.remove(&depth) {
                 for (s, i) in due {
                     held(s).at(i).store(decided(depth), Ordering::Relaxed);
                     undecided[s].fetch_sub(1, Ordering::Relaxed);
-                    frontier[s].push(i);
+                    frontier[s].insert(i);
                 }
             }
-            let idle = frontier.iter().all(Vec::is_empty) && waiting.is_empty();
+            let sizes = [frontier[0].len(), frontier[1].len()];
+            let idle = sizes == [0, 0] && waiting.is_empty();
             if !ranks.any(!idle) {
                 break;
             }
             if depth >= MAX_PLIES {
                 return Err(unsupported(format!("depths beyond {MAX_PLIES} plies")));
             }
-            let mut next: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
             let later = Mutex::new(Vec::<(u32, usize, u64)>::new());
             for (s, stm) in Side::ALL.into_iter().enumerate() {
                 let parent_states = held(1 - s);
                 let undecided_parents = ranks.sum(undecided[1 - s].load(Ordering::Relaxed));
                 if undecided_parents == 0 {
-                    observer.progressed(frontier[s].len() as u64);
+                    observer.progressed(sizes[s]);
                     continue;
                 }
-                if ranks.count() == 1 && undecided_parents < frontier[s].len() as u64 {
-                    // Fewer undecided parents than frontier positions: go forward from them
-                    // (in one process, where every child's state is at hand).
-                    let parent_side = Side::ALL[1 - s];
-                    let found: Vec<u64> = (0..size.div_ceil(4096))
-                        .into_par_iter()
-                        .flat_map_iter(|chunk| {
-                            let mut found = Vec::new();
-                            for j in chunk * 4096..((chunk + 1) * 4096).min(size) {
-                                if parent_states.at(j).load(Ordering::Relaxed) & PENDING == 0 {
-                                    continue;
-                                }
-                                if let Err(e) = work.forward(
-                                    j,
-                                    parent_side,
-                                    parent_states,
-                                    held(s),
-                                    depth,
-                                    &mut found,
-                                    &later,
-                                ) {
-                                    fail(e);
-                                }
-                            }
-                            found
-                        })
-                        .collect();
-                    observer.progressed(frontier[s].len() as u64);
-                    undecided[1 - s].fetch_sub(found.len() as u64, Ordering::Relaxed);
-                    next[1 - s].extend(found);
+                if undecided_parents < ranks.sum(sizes[s]) {
+                    // Fewer undecided parents than frontier positions: go forward from them.
+                    let found = work.forward(
+                        Forward {
+                            parent_side: Side::ALL[1 - s],
+                            parents: parent_states,
+                            children: held(s),
+                            depth,
+                        },
+                        &partition,
+                        ranks,
+                        &next[1 - s],
+                        &later,
+                        &fail,
+                        &mut traffic,
+                    );
+                    observer.progressed(sizes[s]);
+                    undecided[1 - s].fetch_sub(found, Ordering::Relaxed);
                     continue;
                 }
                 // Backward: the parents this rank holds are updated at once, the others'
@@ -308,9 +304,8 @@ impl Builder {
                         fail(e);
                     }
                 };
-                let mut found: Vec<u64> = frontier[s]
-                    .par_chunks(1024)
-                    .flat_map_iter(|chunk| {
+                let mut found: usize = frontier[s]
+                    .par_blocks(|chunk| {
                         let mut found = Vec::new();
                         let mut away = vec![Vec::<u64>::new(); rank_count];
                         let mut here = 0;
@@ -338,42 +333,41 @@ impl Builder {
                             }
                         }
                         observer.progressed(chunk.len() as u64);
-                        found
+                        next[1 - s].insert_all(&found)
                     })
-                    .collect();
+                    .into_iter()
+                    .sum();
                 traffic.local_updates += local_updates.into_inner();
                 if ranks.count() > 1 {
                     let outboxes = outboxes.into_inner().expect("no panics while locked");
                     let sent: u64 = outboxes.iter().map(|words| 8 * words.len() as u64).sum();
                     let exchange = Instant::now();
-                    let received = ranks.exchange(outboxes);
+                    let received = ranks.exchange(outboxes).concat();
                     traffic.exchange_seconds += exchange.elapsed().as_secs_f64();
                     traffic.exchanges += 1;
                     traffic.bytes_sent += sent;
                     traffic.largest_exchange = traffic.largest_exchange.max(sent);
                     traffic.bytes_received += 8 * received.len() as u64;
-                    found.extend(
-                        received
-                            .par_chunks(4096)
-                            .flat_map_iter(|words| {
-                                let mut found = Vec::new();
-                                for &word in words {
-                                    update(word >> 4, (word & 15) as u16, &mut found);
-                                }
-                                found
-                            })
-                            .collect::<Vec<u64>>(),
-                    );
+                    found += received
+                        .par_chunks(4096)
+                        .map(|words| {
+                            let mut found = Vec::new();
+                            for &word in words {
+                                update(word >> 4, (word & 15) as u16, &mut found);
+                            }
+                            next[1 - s].insert_all(&found)
+                        })
+                        .sum::<usize>();
                 }
-                undecided[1 - s].fetch_sub(found.len() as u64, Ordering::Relaxed);
-                next[1 - s].extend(found);
+                undecided[1 - s].fetch_sub(found as u64, Ordering::Relaxed);
             }
             stop(failed())?;
             for (due, s, i) in later.into_inner().expect("no panics while locked") {
                 waiting.losses.entry(due).or_default().push((s, i));
             }
-            observer.depth_passed(depth, (frontier[0].len() + frontier[1].len()) as u64);
-            frontier = next;
+            observer.depth_passed(depth, sizes[0] + sizes[1]);
+            std::mem::swap(&mut frontier, &mut next);
+            next.iter().for_each(Frontier::clear);
             depth += 1;
         }
         let retrograde_seconds = start.elapsed().as_secs_f64() - init_seconds;
@@ -407,89 +401,15 @@ impl Builder {
             traffic: (ranks.count() > 1).then_some(traffic),
         })
     }
-
-    /// Writes the table `header` describes from the work entries of every rank
-    /// (`states`, this rank's part of `partition`): each rank encodes its part, and rank 0
-    /// writes the parts at their offsets into the file, which appears whole or not at all.
-    /// Every rank calls it; rank 0's error, if any.
-    fn write_parts(
-        &self,
-        material: Material,
-        header: &retro_format::Header,
-        states: &[Vec<AtomicU16>; 2],
-        partition: &Partition,
-        ranks: &dyn Ranks,
-    ) -> Option<GenError> {
-        let mut error: Option<GenError> = None;
-        let writer = match ranks.rank() {
-            0 => retro_format::TableWriter::create(&self.raw_path_of(material), header)
-                .map_err(|e| error = Some(e.into()))
-                .ok(),
-            _ => None,
-        };
-        let width = usize::from(header.value_width);
-        let entries = states[0].len();
-        // Parts travel in pieces of at most `PIECE` entries, so that rank 0 never holds more
-        // than a piece of each rank.
-        const PIECE: usize = 1 << 24;
-        let pieces = ranks.max(entries.div_ceil(PIECE) as u64) as usize;
-        for (s, side) in states.iter().enumerate() {
-            for piece in 0..pieces {
-                let begin = (piece * PIECE).min(entries);
-                let end = ((piece + 1) * PIECE).min(entries);
-                let mut bytes = vec![0u8; (end - begin) * width];
-                bytes
-                    .par_chunks_mut(width << 12)
-                    .enumerate()
-                    .for_each(|(chunk, out)| {
-                        let at = begin + (chunk << 12);
-                        for (k, slot) in out.chunks_mut(width).enumerate() {
-                            let value = final_code(side[at + k].load(Ordering::Relaxed));
-                            slot.copy_from_slice(&value.to_le_bytes()[..width]);
-                        }
-                    });
-                let gathered = ranks.gather(bytes);
-                let Some(writer) = writer.as_ref().filter(|_| error.is_none()) else {
-                    continue;
-                };
-                for (rank, bytes) in gathered.iter().enumerate() {
-                    let entry = s as u64 * header.entries_per_side
-                        + partition.part(rank).start
-                        + (piece * PIECE) as u64;
-                    if let Err(e) = writer.write_body_at(entry * width as u64, bytes) {
-                        error = Some(e.into());
-                    }
-                }
-            }
-        }
-        if let Some(writer) = writer.filter(|_| error.is_none()) {
-            error = writer
-                .finish()
-                .map_err(GenError::from)
-                .and_then(|()| self.remove_stale_packed(material))
-                .err();
-        }
-        error
-    }
 }
 
-/// One side's work entries that this rank holds: indices `first..first + states.len()`.
-#[derive(Clone, Copy)]
-struct Held<'a> {
-    first: u64,
-    states: &'a [AtomicU16],
-}
-
-impl Held<'_> {
-    /// Whether index `i` is held here.
-    fn holds(&self, i: u64) -> bool {
-        i.wrapping_sub(self.first) < self.states.len() as u64
-    }
-
-    /// The entry of index `i`, which must be held here.
-    fn at(&self, i: u64) -> &AtomicU16 {
-        &self.states[(i - self.first) as usize]
-    }
+/// One forward step: the side whose positions may be decided, its entries and the children's
+/// this rank holds, and the depth.
+struct Forward<'a> {
+    parent_side: Side,
+    parents: Held<'a>,
+    children: Held<'a>,
+    depth: u32,
 }
 
 /// Whether a move changes the material: a capture or a promotion, whose result lies in
@@ -821,68 +741,160 @@ impl Work<'_> {
         }
     }
 
-    /// The forward form of one step, for a still-undecided `parent` (with `parent_side` to
-    /// move): its quiet moves into positions decided at exactly `depth` do what the backward
-    /// step would have done from those positions — at even depths (losses) the parent becomes
-    /// a win in `depth + 1`; at odd depths (wins) its counter drops by their weight.
+    /// The forward form of one step: each still-undecided parent this rank holds looks at its
+    /// quiet moves, and those into positions decided at exactly `depth` do what the backward
+    /// step would have done from them — at even depths (losses) the parent becomes a win in
+    /// `depth + 1`; at odd depths (wins) its counter drops by their weight. A child held by
+    /// another rank is asked for, a word to its rank, and answered with a bit. The parents
+    /// decided go into `next`; how many.
     #[allow(clippy::too_many_arguments)]
     fn forward(
         &self,
-        parent: u64,
-        parent_side: Side,
-        parents: Held<'_>,
-        children: Held<'_>,
-        depth: u32,
-        found: &mut Vec<u64>,
+        step: Forward<'_>,
+        partition: &Partition,
+        ranks: &dyn Ranks,
+        next: &Frontier,
         later: &Mutex<Vec<(u32, usize, u64)>>,
-    ) -> Result<(), GenError> {
-        let state = parents.at(parent).load(Ordering::Relaxed);
-        let counting = depth % 2 == 1;
-        if state & PENDING == 0 || (counting && matches!(kind_of(state), ESCAPE | CAPTURE_WIN)) {
-            return Ok(());
-        }
+        fail: &(dyn Fn(GenError) + Sync),
+        traffic: &mut Traffic,
+    ) -> u64 {
+        let Forward {
+            parent_side,
+            parents,
+            children,
+            depth,
+        } = step;
         let geo = self.geo;
-        let r = self
-            .indexer
-            .position::<{ retro_engine::TABLE_MEN }>(geo, parent, parent_side)
-            .ok_or_else(|| self.inconsistent(parent, parent_side))?;
+        let counting = depth % 2 == 1;
         let target = decided(depth);
-        let mut weight: u32 = 0;
-        let mut wins = false;
-        r.for_each_legal_move(geo, None, |mv| {
-            if leaves_material(&mv) || wins {
-                return;
+        let count = ranks.count();
+        let apply = |j: u64, weight: u16, found: &mut Vec<u64>| {
+            if !counting {
+                self.mark_win(j, parents, depth + 1, found);
+            } else if let Err(e) =
+                self.subtract(j, parent_side, parents, weight, depth, found, later)
+            {
+                fail(e);
             }
-            let child = r.play(geo, &mv);
-            let k = self
-                .indexer
-                .index(geo, &child)
-                .expect("legal children have an index");
-            if children.at(k).load(Ordering::Relaxed) == target {
-                if counting {
-                    weight += self.indexer.stabilizer_size(geo, &child);
-                } else {
-                    wins = true;
+        };
+        // Per rank asked: the children's indices, and the parent and weight each answer is for,
+        // in the same order.
+        type Asked = (Vec<Vec<u64>>, Vec<Vec<(u64, u16)>>);
+        let asked: Mutex<Asked> = Mutex::new((vec![Vec::new(); count], vec![Vec::new(); count]));
+        let held = parents.states.len() as u64;
+        let local_hits = AtomicU64::new(0);
+        let mut found: usize = (0..held.div_ceil(4096))
+            .into_par_iter()
+            .map(|chunk| {
+                let mut found = Vec::new();
+                let (mut children_asked, mut for_parents) =
+                    (vec![Vec::new(); count], vec![Vec::new(); count]);
+                let begin = parents.first + chunk * 4096;
+                let mut hits = 0;
+                for j in begin..(begin + 4096).min(parents.first + held) {
+                    let state = parents.at(j).load(Ordering::Relaxed);
+                    if state & PENDING == 0
+                        || (counting && matches!(kind_of(state), ESCAPE | CAPTURE_WIN))
+                    {
+                        continue;
+                    }
+                    let Some(r) =
+                        self.indexer
+                            .position::<{ retro_engine::TABLE_MEN }>(geo, j, parent_side)
+                    else {
+                        fail(self.inconsistent(j, parent_side));
+                        continue;
+                    };
+                    let (mut weight, mut wins) = (0u32, false);
+                    r.for_each_legal_move(geo, None, |mv| {
+                        if leaves_material(&mv) || wins {
+                            return;
+                        }
+                        let child = r.play(geo, &mv);
+                        let k = self
+                            .indexer
+                            .index(geo, &child)
+                            .expect("legal children have an index");
+                        let child_weight = match counting {
+                            true => self.indexer.stabilizer_size(geo, &child) as u16,
+                            false => 0,
+                        };
+                        if !children.holds(k) {
+                            let rank = partition.owner(k);
+                            children_asked[rank].push(k);
+                            for_parents[rank].push((j, child_weight));
+                        } else if children.at(k).load(Ordering::Relaxed) == target {
+                            weight += u32::from(child_weight);
+                            wins = !counting;
+                        }
+                    });
+                    if wins || weight > 0 {
+                        hits += 1;
+                        apply(j, weight as u16, &mut found);
+                    }
                 }
-            }
-        });
-        if wins {
-            parents
-                .at(parent)
-                .store(decided(depth + 1), Ordering::Relaxed);
-            found.push(parent);
-        } else if weight > 0 {
-            self.subtract(
-                parent,
-                parent_side,
-                parents,
-                weight as u16,
-                depth,
-                found,
-                later,
-            )?;
+                if children_asked.iter().any(|k| !k.is_empty()) {
+                    let mut asked = asked.lock().expect("no panics while locked");
+                    for (rank, (k, p)) in children_asked.into_iter().zip(for_parents).enumerate() {
+                        asked.0[rank].extend(k);
+                        asked.1[rank].extend(p);
+                    }
+                }
+                local_hits.fetch_add(hits, Ordering::Relaxed);
+                next.insert_all(&found)
+            })
+            .sum();
+        traffic.local_updates += local_hits.into_inner();
+        if count == 1 {
+            return found as u64;
         }
-        Ok(())
+        // The questions out, a word a child; the answers back, a bit a child.
+        let (questions, for_parents) = asked.into_inner().expect("no panics while locked");
+        let sent: u64 = questions.iter().map(|k| 8 * k.len() as u64).sum();
+        let exchange = Instant::now();
+        let received = ranks.exchange(questions);
+        traffic.exchange_seconds += exchange.elapsed().as_secs_f64();
+        let answers: Vec<Vec<u64>> = received
+            .par_iter()
+            .map(|asked| {
+                let mut bits = vec![0u64; asked.len().div_ceil(64)];
+                for (n, &k) in asked.iter().enumerate() {
+                    if children.at(k).load(Ordering::Relaxed) == target {
+                        bits[n / 64] |= 1 << (n % 64);
+                    }
+                }
+                bits
+            })
+            .collect();
+        let answered: u64 = answers.iter().map(|b| 8 * b.len() as u64).sum();
+        let exchange = Instant::now();
+        let answers = ranks.exchange(answers);
+        traffic.exchange_seconds += exchange.elapsed().as_secs_f64();
+        traffic.exchanges += 2;
+        traffic.bytes_sent += sent + answered;
+        traffic.largest_exchange = traffic.largest_exchange.max(sent);
+        traffic.bytes_received += received
+            .iter()
+            .chain(&answers)
+            .map(|w| 8 * w.len() as u64)
+            .sum::<u64>();
+        for (for_parents, bits) in for_parents.iter().zip(&answers) {
+            found += for_parents
+                .par_chunks(4096)
+                .enumerate()
+                .map(|(chunk, for_parents)| {
+                    let mut found = Vec::new();
+                    for (n, &(j, weight)) in for_parents.iter().enumerate() {
+                        let q = chunk * 4096 + n;
+                        if bits[q / 64] >> (q % 64) & 1 == 1 {
+                            apply(j, weight, &mut found);
+                        }
+                    }
+                    next.insert_all(&found)
+                })
+                .sum::<usize>();
+        }
+        found as u64
     }
 
     /// The longest loss through a capture, for a position whose captures all lose.
