@@ -182,14 +182,14 @@ fn sliced_bytes(geo: &Geometry, material: Material, layout: &Layout) -> u64 {
 /// The memory each rank of a build of `material`'s table partitioned over `ranks` ranks takes
 /// (the reference core on its part of the index); `None` if the table cannot be indexed.
 ///
-/// Ten bytes an entry held: four of work entries, half a byte of frontier bitmaps, and what the
-/// passes add (exchange buffers, positions waiting for a later depth), which is uneven between
-/// ranks; with twice the usual allowance this covers the peaks measured on KQRvKR over 2 to 4
-/// ranks (docs/scaling.md).
+/// Twelve bytes an entry held: four of work entries, half a byte of frontier bitmaps, and what
+/// the passes add (exchange buffers, positions waiting for a later depth), which is uneven
+/// between ranks; with twice the usual allowance this covers the peaks measured on KQRvKR over
+/// 2 to 4 ranks (docs/scaling.md: up to 500 MiB for a rank of 30 million entries).
 pub fn partitioned_bytes(geo: &Geometry, material: Material, ranks: usize) -> Option<u64> {
     let entries = Indexer::new(geo, material).ok()?.size();
     let part = entries.div_ceil(ranks.max(1) as u64);
-    Some(part.saturating_mul(10).saturating_add(2 * ALLOWANCE))
+    Some(part.saturating_mul(12).saturating_add(2 * ALLOWANCE))
 }
 
 /// The disk a build of one table writes: its table file and the scratch files it keeps

@@ -248,7 +248,7 @@ impl Builder {
                 }
             }
             if let Some(due) = waiting.losses.remove(&depth) {
-                for (s, i) in due {
+                for (s, i) in due.into_iter().map(Waiting::unpack) {
                     held(s).at(i).store(decided(depth), Ordering::Relaxed);
                     undecided[s].fetch_sub(1, Ordering::Relaxed);
                     frontier[s].insert(i);
@@ -363,7 +363,11 @@ impl Builder {
             }
             stop(failed())?;
             for (due, s, i) in later.into_inner().expect("no panics while locked") {
-                waiting.losses.entry(due).or_default().push((s, i));
+                waiting
+                    .losses
+                    .entry(due)
+                    .or_default()
+                    .push(Waiting::pack(s, i));
             }
             observer.depth_passed(depth, sizes[0] + sizes[1]);
             std::mem::swap(&mut frontier, &mut next);
@@ -425,11 +429,11 @@ fn new_states(entries: usize) -> Vec<AtomicU16> {
 }
 
 /// Positions waiting for a later depth: capture-wins (found by scanning, so only the depths
-/// are kept) and capture-losses (kept by side and index).
+/// are kept) and capture-losses (kept by side and index, in one word: there may be millions).
 #[derive(Default)]
 struct Waiting {
     capture_wins: BTreeSet<u32>,
-    losses: BTreeMap<u32, Vec<(usize, u64)>>,
+    losses: BTreeMap<u32, Vec<u64>>,
 }
 
 impl Waiting {
@@ -438,6 +442,16 @@ impl Waiting {
         for (depth, list) in other.losses {
             self.losses.entry(depth).or_default().extend(list);
         }
+    }
+
+    /// Side `s` (0 or 1) and index `i` as one word.
+    fn pack(s: usize, i: u64) -> u64 {
+        (s as u64) << 63 | i
+    }
+
+    /// [`Waiting::pack`]'s side and index.
+    fn unpack(word: u64) -> (usize, u64) {
+        ((word >> 63) as usize, word & !(1 << 63))
     }
 
     fn is_empty(&self) -> bool {
@@ -609,7 +623,11 @@ impl Work<'_> {
             pending(ESCAPE, 0)
         } else if let Some(k) = captures.loss {
             if weight == 0 {
-                waiting.losses.entry(k).or_default().push((side, i));
+                waiting
+                    .losses
+                    .entry(k)
+                    .or_default()
+                    .push(Waiting::pack(side, i));
             }
             pending(CAPTURE_LOSS, weight as u16)
         } else {
