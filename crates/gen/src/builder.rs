@@ -4,7 +4,7 @@
 //! Owns: [`Builder`] — planning, keeping or rebuilding files, packing them after a run.
 //! Must never: compute a value itself (the cores in [`crate::fast`] and [`crate::reference`] do).
 
-use crate::ranks::{OneRank, Ranks};
+use crate::ranks::{agree, OneRank, Ranks};
 use crate::{exit_targets, fast, BuildReport, CoreKind, GenError, Observer};
 use retro_engine::{Geometry, Indexer, Material};
 use retro_format::{FormatError, Header, Table};
@@ -530,21 +530,6 @@ impl Builder {
             packed: None,
             traffic: None,
         })
-    }
-}
-
-/// `result` where every rank of `ranks` succeeded; an error on every rank otherwise (a rank
-/// that did not fail itself names the first of `materials`).
-fn agree<T>(
-    ranks: &dyn Ranks,
-    result: Result<T, GenError>,
-    materials: &[Material],
-) -> Result<T, GenError> {
-    match ranks.any(result.is_err()) {
-        false => result,
-        true => Err(result.err().unwrap_or_else(|| GenError::OtherRank {
-            material: materials.first().map_or(String::new(), |m| m.to_string()),
-        })),
     }
 }
 

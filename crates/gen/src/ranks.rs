@@ -7,6 +7,8 @@
 //! Must never: know what the words it carries mean (the reference core routes them), or
 //! decide anything on its own: every rank calls every step, in the same order.
 
+use crate::GenError;
+use retro_engine::Material;
 use std::sync::{Arc, Barrier, Mutex};
 
 /// A group of processes building one table together, each holding a contiguous part of its
@@ -32,6 +34,21 @@ pub trait Ranks {
     /// Whether `flag` holds on any rank.
     fn any(&self, flag: bool) -> bool {
         self.max(u64::from(flag)) != 0
+    }
+}
+
+/// `result` where every rank of `ranks` succeeded; an error on every rank otherwise (a rank
+/// that did not fail itself names the first of `materials`).
+pub(crate) fn agree<T>(
+    ranks: &dyn Ranks,
+    result: Result<T, GenError>,
+    materials: &[Material],
+) -> Result<T, GenError> {
+    match ranks.any(result.is_err()) {
+        false => result,
+        true => Err(result.err().unwrap_or_else(|| GenError::OtherRank {
+            material: materials.first().map_or(String::new(), |m| m.to_string()),
+        })),
     }
 }
 

@@ -61,16 +61,6 @@ impl MpiRanks {
         let mut recv_counts: Vec<Count> = vec![0; n];
         self.world
             .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
-        let displacements = |counts: &[Count]| -> Vec<Count> {
-            counts
-                .iter()
-                .scan(0, |at, &c| {
-                    let start = *at;
-                    *at += c;
-                    Some(start)
-                })
-                .collect()
-        };
         let send: Vec<u64> = outgoing.concat();
         let send_displs = displacements(&send_counts);
         let recv_displs = displacements(&recv_counts);
@@ -87,6 +77,18 @@ impl MpiRanks {
             .map(|(&c, &d)| received[d as usize..(d + c) as usize].to_vec())
             .collect()
     }
+}
+
+/// Where each of the lists `counts` long starts in their concatenation.
+fn displacements(counts: &[Count]) -> Vec<Count> {
+    counts
+        .iter()
+        .scan(0, |at, &c| {
+            let start = *at;
+            *at += c;
+            Some(start)
+        })
+        .collect()
 }
 
 impl Ranks for MpiRanks {
@@ -155,14 +157,7 @@ impl Ranks for MpiRanks {
         let n = self.count();
         let mut lengths: Vec<Count> = vec![0; n];
         root.gather_into_root(&length, &mut lengths[..]);
-        let displs: Vec<Count> = lengths
-            .iter()
-            .scan(0, |at, &c| {
-                let start = *at;
-                *at += c;
-                Some(start)
-            })
-            .collect();
+        let displs = displacements(&lengths);
         let total: usize = lengths.iter().map(|&c| c as usize).sum();
         let mut all = vec![0u8; total];
         {

@@ -50,7 +50,7 @@
 
 mod parts;
 
-use crate::ranks::{OneRank, Partition, Ranks, Traffic};
+use crate::ranks::{agree, OneRank, Partition, Ranks, Traffic};
 use crate::{exit_targets, BuildReport, Builder, CoreKind, GenError, Observer, Phase};
 use parts::{Frontier, Held};
 use rayon::prelude::*;
@@ -147,18 +147,8 @@ impl Builder {
                 .get_or_insert(e);
         };
         let failed = || failure.lock().expect("no panics while locked").take();
-        let stop = |e: Option<GenError>| match ranks.any(e.is_some()) {
-            false => Ok(()),
-            true => Err(e.unwrap_or_else(|| GenError::OtherRank {
-                material: material.to_string(),
-            })),
-        };
-        let (subtables, error) = match subtables {
-            Ok(subtables) => (Some(subtables), None),
-            Err(e) => (None, Some(e)),
-        };
-        stop(error)?;
-        let subtables = subtables.expect("a rank without its subtables has stopped");
+        let stop = |e: Option<GenError>| agree(ranks, e.map_or(Ok(()), Err), &[material]);
+        let subtables = agree(ranks, subtables, &[material])?;
         let work = Work {
             geo,
             indexer: &indexer,
