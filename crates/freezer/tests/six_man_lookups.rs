@@ -1,7 +1,8 @@
 //! A seven-man problem whose ways out are six-man tables: every capture the Freezer looks up
 //! is valued as the six-man table values the position it reaches, and the start's proof,
 //! exported as an oracle whose leaves are entries of those tables (verified first), passes the
-//! kernel's checker. On a 4×4 board, so that the six-man tables build in seconds.
+//! kernel's checker. On a 4×4 board, so that the six-man tables build in seconds; and,
+//! ignored, on 8×8 against KRNvKNN.
 
 use retro_freezer::{export_oracle, tables_needed, Analysis, Problem, Verdict};
 use retro_gen::{Builder, Silent};
@@ -95,5 +96,41 @@ fn a_seven_man_problem_reads_six_man_tables() {
     assert!(
         report.table_win_leaves + report.table_draw_leaves > 0,
         "{report:?}"
+    );
+}
+
+/// On 8×8, against a six-man table of the full board (`examples/freezer/queen-into-six-men.toml`:
+/// KRN against a queen and two knights that may not move, White taking the queen into
+/// KRNvKNN): every capture of the queen, from every position, is valued as KRNvKNN values the
+/// position it reaches. Needs KRNvKNN:
+/// `RETRO_TABLES=DIR cargo test --release -p retro-freezer -- --ignored` (built there if
+/// missing: about 15 minutes and 19 GiB).
+#[test]
+#[ignore]
+fn a_seven_man_problem_on_8x8_reads_a_six_man_table() {
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("RETRO_TABLES").expect("RETRO_TABLES names a tables directory"),
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/freezer/queen-into-six-men.toml");
+    let problem = Problem::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let needed = tables_needed(&problem).unwrap();
+    let names: Vec<String> = needed.iter().map(|m| m.to_string()).collect();
+    assert_eq!(names, ["KRNvKNN"]);
+    Builder::new(Board::STANDARD, &dir)
+        .build(&needed, &Silent)
+        .unwrap();
+    let tables = Tablebase::new(Board::STANDARD, &dir);
+    let analysis = Analysis::solve(&problem, &tables, &Silent).unwrap();
+    assert_eq!(analysis.space().size(), 64u64.pow(4));
+    let (compared, decided) = common::exits_against_tables(&analysis, &tables, 1);
+    let start = analysis.index_of(&problem.start).unwrap();
+    let value = analysis.verdict(Side::White, start).unwrap();
+    eprintln!(
+        "start: {value:?}; {compared} captures of the queen compared with KRNvKNN, {decided} not drawn"
+    );
+    assert!(
+        compared > 1_000_000 && decided > 10_000,
+        "{compared} {decided}"
     );
 }

@@ -246,3 +246,34 @@ fn proof_numbers_find_what_a_shallow_search_cannot() {
     assert_eq!(report.longest_path, Some(3));
     assert!(report.table_win_leaves > 0);
 }
+
+/// Seven men into a six-man table on 8×8: KRN against queen and two knights, where Re1+ and
+/// Rxe8 leave KRNvKNN, whose certified entries are the oracle's leaves. Needs KRNvKNN and its
+/// certificate: `RETRO_TABLES=DIR cargo test --release -p retro-oracle -- --ignored` (built
+/// and checked there if missing: about 15 and 20 minutes, 19 GiB).
+#[test]
+#[ignore]
+fn a_seven_man_position_wins_into_a_six_man_table() {
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("RETRO_TABLES").expect("RETRO_TABLES names a tables directory"),
+    );
+    let six = Men::parse("KRNvKNN").unwrap();
+    let checker = Checker::new(Board::STANDARD, &dir);
+    let uncertified = certificate::established(&checker, &six).unwrap().is_some();
+    build_tables(&dir, "KRNvKNN", uncertified);
+    let fen = "1n2q1n1/8/8/4k3/8/8/7N/R5K1 w - - 0 1";
+    let (file, nodes) = build_oracle(fen, Goal::Win, &dir, 1.0);
+    let report = check(&file, &dir).unwrap();
+    eprintln!("{nodes} nodes: {report:?}");
+    assert!(report.table_win_leaves > 0, "{report:?}");
+    assert!(
+        file.tables.iter().any(|t| t.material == "KRNvKNN"),
+        "{:?}",
+        file.tables
+    );
+    let player = Player::compile(&file).unwrap();
+    assert_eq!(
+        player.play(&fen.parse().unwrap()).unwrap().to_string(),
+        "a1e1"
+    );
+}

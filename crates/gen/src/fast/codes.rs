@@ -13,7 +13,8 @@
 //! ([`super::counting`]): `3 + c − 1` is a slot with `c` moves (`1 ≤ c < K`) not yet known to
 //! reach a win, and `3 + K − 1` one with too many moves to count, checked forward. With
 //! `K = 64` a byte holds depths up to 187 plies; deeper, the watch codes are given up in place
-//! (`K = 0`, 251 plies), and deeper still the shallow depths are folded into two codes, their
+//! (`K = 0`, 251 plies; a table whose losses are found by ways out, which neither watch nor
+//! count, starts with `K = 0`), and deeper still the shallow depths are folded into two codes, their
 //! exact values kept in a snapshot on disk ([`super::recode`], [`super::rebase`]).
 
 use super::*;

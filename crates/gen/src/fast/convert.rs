@@ -409,6 +409,63 @@ fn group_fields(indexer: &Indexer) -> Option<Vec<GroupField>> {
 /// the lowest man that can move up by one square and puts the men below it back on the
 /// group's first squares.
 fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usize, &[Sq], usize)) {
+    let (mut squares, starts, n) = first_placement(groups, wk, bk);
+    let last = groups.last().expect("a man besides the kings");
+    let (counted, len) = match last.count {
+        1 => (groups.len() - 1, last.domain),
+        _ => (groups.len(), 1),
+    };
+    let mut index = 0;
+    loop {
+        visit(index, &squares[..n], len);
+        index += len;
+        if !next_placement(&groups[..counted], &starts, &mut squares) {
+            return;
+        }
+    }
+}
+
+/// [`for_each_run`] for writing a table, with longer runs where the last group is a pair of
+/// identical men: a run is then the indices in which only the lower one's digit changes (the
+/// lower man on the group's first squares up to the higher one's), whose slots lie the
+/// lower man's stride apart. `visit` gets, besides, the man whose square counts up along the
+/// run.
+fn for_each_write_run(
+    groups: &[GroupField],
+    wk: Sq,
+    bk: Sq,
+    mut visit: impl FnMut(usize, &[Sq], usize, usize),
+) {
+    let last = *groups.last().expect("a man besides the kings");
+    if last.count != 2 {
+        return for_each_run(groups, wk, bk, |run, squares, len| {
+            visit(run, squares, len, squares.len() - 1)
+        });
+    }
+    let (mut squares, starts, n) = first_placement(groups, wk, bk);
+    let others = &groups[..groups.len() - 1];
+    let mut index = 0;
+    loop {
+        // The pair's rank `C(d₀, 1) + C(d₁, 2)` counts up by one along `d₀ = 0..d₁`.
+        for high in 1..last.domain {
+            squares[n - 2] = last.first;
+            squares[n - 1] = last.first + high as Sq;
+            visit(index, &squares[..n], high, n - 2);
+            index += high;
+        }
+        if !next_placement(others, &starts, &mut squares) {
+            return;
+        }
+    }
+}
+
+/// The squares of a king pair's first index (`wk`, `bk`, then each group's men on its first
+/// squares), where each group's men begin in them, and how many men there are.
+fn first_placement(
+    groups: &[GroupField],
+    wk: Sq,
+    bk: Sq,
+) -> ([Sq; MAX_MEN], [usize; MAX_MEN], usize) {
     let mut squares = [0 as Sq; MAX_MEN];
     squares[0] = wk;
     squares[1] = bk;
@@ -421,31 +478,25 @@ fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usi
             at += 1;
         }
     }
-    let n = at;
-    let last = groups.last().expect("a man besides the kings");
-    let (counted, len) = match last.count {
-        1 => (groups.len() - 1, last.domain),
-        _ => (groups.len(), 1),
-    };
-    let mut index = 0;
+    (squares, starts, at)
+}
+
+/// Moves `squares` to the next combination of `groups` (the last of them least significant,
+/// each starting at `starts`); `false` after the last.
+fn next_placement(groups: &[GroupField], starts: &[usize], squares: &mut [Sq]) -> bool {
+    let mut g = groups.len();
     loop {
-        visit(index, &squares[..n], len);
-        index += len;
-        // The next combination of the counted groups, the last of them least significant.
-        let mut g = counted;
-        loop {
-            if g == 0 {
-                return;
-            }
-            g -= 1;
-            let field = groups[g];
-            let men = &mut squares[starts[g]..starts[g] + field.count];
-            if next_combination(men, field) {
-                break;
-            }
-            for (k, sq) in men.iter_mut().enumerate() {
-                *sq = field.first + k as Sq;
-            }
+        if g == 0 {
+            return false;
+        }
+        g -= 1;
+        let field = groups[g];
+        let men = &mut squares[starts[g]..starts[g] + field.count];
+        if next_combination(men, field) {
+            return true;
+        }
+        for (k, sq) in men.iter_mut().enumerate() {
+            *sq = field.first + k as Sq;
         }
     }
 }
@@ -579,16 +630,25 @@ fn write_pairs(
             };
             if let (true, Some(groups)) = (fast, groups.as_deref()) {
                 // The slot of an index's squares holds it, and overlaps are slots of code 0.
-                for_each_run(groups, wk, bk, |run, squares, radix| {
+                for_each_write_run(groups, wk, bk, |run, squares, len, moving| {
                     let base = layout.slot(squares);
-                    let run_cells = &mut run_cells[..radix];
-                    cells.copy_to(base, run_cells);
+                    let stride = layout.stride(moving);
+                    let run_cells = &mut run_cells[..len];
+                    match stride {
+                        1 => cells.copy_to(base, run_cells),
+                        _ => {
+                            for (k, cell) in run_cells.iter_mut().enumerate() {
+                                *cell = cells.get(base + k as u64 * stride);
+                            }
+                        }
+                    }
                     let cells = run_cells.iter().copied();
-                    let out = &mut out[run * width..][..radix * width];
+                    let out = &mut out[run * width..][..len * width];
                     if folds {
                         for (k, (entry, cell)) in out.chunks_exact_mut(width).zip(cells).enumerate()
                         {
-                            entry.copy_from_slice(&code_of(base + k as u64, cell)[..width]);
+                            let slot = base + k as u64 * stride;
+                            entry.copy_from_slice(&code_of(slot, cell)[..width]);
                         }
                     } else if width == 1 {
                         for (entry, cell) in out.iter_mut().zip(cells) {
@@ -601,7 +661,7 @@ fn write_pairs(
                     }
                     if !turns.is_empty() {
                         for (k, entry) in out.chunks_exact_mut(width).enumerate() {
-                            if !least_image(layout, squares, k, &turns) {
+                            if !least_image(layout, squares, moving, k, &turns) {
                                 entry.fill(0);
                             }
                         }
@@ -630,15 +690,15 @@ fn write_pairs(
     )
 }
 
-/// Whether a placement of a run (`squares`, the last man moved on `k` squares, identical men
+/// Whether a placement of a run (`squares`, man `moving` moved on `k` squares, identical men
 /// in increasing order) is the least of its images under `turns` (symmetries as tables of
 /// squares, each image's identical men put in order by `layout`): the image
 /// [`Indexer::index`] numbers, comparing the men's squares after the kings in order.
-fn least_image(layout: &Layout, squares: &[Sq], k: usize, turns: &[&[Sq]]) -> bool {
+fn least_image(layout: &Layout, squares: &[Sq], moving: usize, k: usize, turns: &[&[Sq]]) -> bool {
     let n = squares.len();
     let mut placed = [0 as Sq; MAX_MEN];
     placed[..n].copy_from_slice(squares);
-    placed[n - 1] += k as Sq;
+    placed[moving] += k as Sq;
     turns.iter().all(|turn| {
         let mut image = [0 as Sq; MAX_MEN];
         for (to, &from) in image.iter_mut().zip(&placed[..n]) {
@@ -738,6 +798,7 @@ fn write_ep_entries(
 mod tests {
     use super::*;
     use retro_rules::Board;
+    use std::cell::Cell;
 
     /// Every index of a king pair comes once, in order, with the squares of the position the
     /// index gives (where it gives one).
@@ -759,33 +820,50 @@ mod tests {
             let inner = indexer.inner_size();
             for pair in (0..indexer.king_pairs()).step_by(7) {
                 let (wk, bk) = indexer.king_pair(pair);
-                let mut next = 0;
-                let mut positions = 0;
-                for_each_run(&groups, wk, bk, |run, squares, len| {
-                    assert_eq!(run, next, "{material}: runs follow one another");
-                    next += len;
+                let (next, positions) = (Cell::new(0), Cell::new(0));
+                let check = |run: usize, squares: &[Sq], len: usize, moving: usize| {
+                    assert_eq!(run, next.get(), "{material}: runs follow one another");
+                    next.set(run + len);
                     for k in 0..len {
                         let mut expected: Vec<(Side, retro_rules::Piece, Sq)> = men
                             .iter()
                             .zip(squares)
                             .map(|(&(side, piece), &sq)| (side, piece, sq))
                             .collect();
-                        expected.last_mut().unwrap().2 += k as Sq;
+                        expected[moving].2 += k as Sq;
                         let index = pair as u64 * inner + (run + k) as u64;
                         let Some(p) = indexer.position::<TABLE_MEN>(&geo, index, Side::White)
                         else {
                             continue;
                         };
-                        positions += 1;
+                        positions.set(positions.get() + 1);
                         let mut got: Vec<_> =
                             p.men().iter().map(|m| (m.side, m.piece, m.sq)).collect();
                         got.sort_unstable();
                         expected.sort_unstable();
                         assert_eq!(got, expected, "{material} index {index}");
                     }
+                };
+                for_each_run(&groups, wk, bk, |run, squares, len| {
+                    check(run, squares, len, squares.len() - 1)
                 });
-                assert_eq!(next as u64, inner, "{material}: every index of the pair");
-                assert!(positions > 0);
+                assert_eq!(
+                    next.get() as u64,
+                    inner,
+                    "{material}: every index of the pair"
+                );
+                assert!(positions.get() > 0);
+                // The writer's runs: the same indices, a pair of identical men last in runs
+                // of the lower one.
+                let counted = positions.replace(0);
+                next.set(0);
+                for_each_write_run(&groups, wk, bk, &check);
+                assert_eq!(
+                    next.get() as u64,
+                    inner,
+                    "{material}: every index of the pair"
+                );
+                assert_eq!(positions.get(), counted);
             }
         }
     }

@@ -261,7 +261,9 @@ struct Core<'a, const N: usize> {
 /// reach only when they are deep.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tuning {
-    /// The watch codes to start with (`None`: one per square).
+    /// The watch codes to start with (`None`: one per square where the odd passes count
+    /// moves or check forward, none where they find losses by ways out, which never watch:
+    /// there the codes would only take depths from the byte).
     pub watch_keys: Option<u8>,
     /// Rebase once a pass would store more than this many plies beyond the first decided
     /// code (`None`: only when the byte is full).
@@ -368,6 +370,7 @@ fn build_in(
         hints: !tuning.no_hints,
         shared_win_hints: tuning.shared_win_hints || size > MAX_SEPARATE_WIN_HINTS,
         ways_out: !tuning.count_moves,
+        watch_by_default: tuning.watch_keys.is_none(),
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
@@ -431,6 +434,9 @@ struct Parts<'a> {
     /// Whether a table that keeps hints may find its losses from the ways out of the runs
     /// its wins reach ([`Tuning::count_moves`]).
     ways_out: bool,
+    /// Whether the watch codes are the default's ([`Tuning::watch_keys`] `None`): then a
+    /// table that finds its losses by ways out starts without them.
+    watch_by_default: bool,
     mirror_rank: Vec<Sq>,
 }
 

@@ -98,6 +98,16 @@ pub(super) fn solve<const N: usize>(
     let mut snapshots = Snapshots::new(scratch, &material.to_string());
     let layout = parts.layout;
     let mode = Mode::of::<N>(parts);
+    // Ways out neither watch nor count: the watch codes would only take depths from the byte
+    // (and give them back in a pass over the whole table once a table goes deeper than 187
+    // plies). Tests that ask for watch codes get them.
+    let codes = match mode.search == LossSearch::WaysOut && parts.watch_by_default {
+        true => WorkCodes {
+            watch_keys: 0,
+            ..codes
+        },
+        false => codes,
+    };
     let sliced = mode.sliced;
     let plan = Plan::of(layout, sliced);
     // A whole table whose exits may lie deeper than the watch codes allow makes its init pass
