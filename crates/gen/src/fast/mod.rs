@@ -376,29 +376,26 @@ fn build_in(
             .collect(),
     };
     let solve_with = |codes: WorkCodes| match n {
-        2 => solve::<2>(&parts, codes, scratch, material, observer),
-        3 => solve::<3>(&parts, codes, scratch, material, observer),
-        4 => solve::<4>(&parts, codes, scratch, material, observer),
-        5 => solve::<5>(&parts, codes, scratch, material, observer),
-        6 => solve::<6>(&parts, codes, scratch, material, observer),
-        7 => solve::<7>(&parts, codes, scratch, material, observer),
-        8 => solve::<8>(&parts, codes, scratch, material, observer),
+        2 => solve_table::<2>(&parts, codes, scratch, material, observer),
+        3 => solve_table::<3>(&parts, codes, scratch, material, observer),
+        4 => solve_table::<4>(&parts, codes, scratch, material, observer),
+        5 => solve_table::<5>(&parts, codes, scratch, material, observer),
+        6 => solve_table::<6>(&parts, codes, scratch, material, observer),
+        7 => solve_table::<7>(&parts, codes, scratch, material, observer),
+        8 => solve_table::<8>(&parts, codes, scratch, material, observer),
         _ => Err(Declined::Unsupported),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
     // deeper than what is left gives the watch codes up when it reaches that depth, or after
     // its init pass if its exits may force a loss deeper than that; a whole table whose exits
     // may lie deeper makes its init pass without them and takes them up after it where its
-    // values, and the losses its exits may force, fit; a table that still finds its values
-    // too deep is built again without.
+    // values, and the losses its exits may force, fit; `solve_table` chooses where to watch at
+    // all, and solves again without watch codes a table that still finds its values too deep.
     let watching = WorkCodes::new(
         tuning.watch_keys.unwrap_or(layout.square_count() as u8),
         tuning.rebase_span,
     );
-    let solved = match solve_with(watching) {
-        Err(Declined::TooDeep) => solve_with(WorkCodes::new(0, tuning.rebase_span))?,
-        other => other?,
-    };
+    let solved = solve_with(watching)?;
     Ok(Built {
         snapshots: solved.snapshots,
         cells: solved.cells,

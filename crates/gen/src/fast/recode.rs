@@ -104,6 +104,7 @@ impl<const N: usize> Core<'_, N> {
                     ep.map(|ep| &ep.cells[1]),
                 ],
                 old,
+                low,
             )
             .map_err(|e| Declined::Failed(e.into()))?;
         let new = WorkCodes { low, ..old };

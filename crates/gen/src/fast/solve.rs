@@ -85,11 +85,42 @@ pub(super) struct Solved {
     pub(super) retrograde_seconds: f64,
 }
 
-/// The iteration for a material of `N` men, starting with the codes `codes`: each part of the
-/// table (the whole, or its slices in the order their pushes need) from its init pass to the
-/// pass that finds nothing more.
-pub(super) fn solve<const N: usize>(
+/// Solves a material of `N` men, its codes chosen here: `watching` (watch codes, one per
+/// square), except where losses are found by ways out, which neither watch nor count — there
+/// the watch codes would only take depths from the byte (and give them back in a pass over the
+/// whole table once a table goes deeper than 187 plies); tests that ask for watch codes get
+/// them. A table that started with watch codes and still finds its values too deep for a byte
+/// is solved again without them; one that started without is declined.
+pub(super) fn solve_table<const N: usize>(
     parts: &Parts<'_>,
+    watching: WorkCodes,
+    scratch: Option<&Path>,
+    material: Material,
+    observer: &dyn Observer,
+) -> Result<Solved, Declined> {
+    let mode = Mode::of::<N>(parts);
+    let codes = match mode.search == LossSearch::WaysOut && parts.watch_by_default {
+        true => WorkCodes {
+            watch_keys: 0,
+            ..watching
+        },
+        false => watching,
+    };
+    match solve::<N>(parts, &mode, codes, scratch, material, observer) {
+        Err(Declined::TooDeep) if codes.watch_keys > 0 => {
+            let codes = WorkCodes::new(0, codes.rebase_span);
+            solve::<N>(parts, &mode, codes, scratch, material, observer)
+        }
+        other => other,
+    }
+}
+
+/// The iteration for a material of `N` men in the mode `mode`, starting with the codes
+/// `codes`: each part of the table (the whole, or its slices in the order their pushes need)
+/// from its init pass to the pass that finds nothing more.
+fn solve<const N: usize>(
+    parts: &Parts<'_>,
+    mode: &Mode,
     codes: WorkCodes,
     scratch: Option<&Path>,
     material: Material,
@@ -97,17 +128,6 @@ pub(super) fn solve<const N: usize>(
 ) -> Result<Solved, Declined> {
     let mut snapshots = Snapshots::new(scratch, &material.to_string());
     let layout = parts.layout;
-    let mode = Mode::of::<N>(parts);
-    // Ways out neither watch nor count: the watch codes would only take depths from the byte
-    // (and give them back in a pass over the whole table once a table goes deeper than 187
-    // plies). Tests that ask for watch codes get them.
-    let codes = match mode.search == LossSearch::WaysOut && parts.watch_by_default {
-        true => WorkCodes {
-            watch_keys: 0,
-            ..codes
-        },
-        false => codes,
-    };
     let sliced = mode.sliced;
     let plan = Plan::of(layout, sliced);
     // A whole table whose exits may lie deeper than the watch codes allow makes its init pass
@@ -128,7 +148,7 @@ pub(super) fn solve<const N: usize>(
     // A sliced table keeps its bytes in scratch files where it has somewhere to put them, and
     // holds in memory only the parts its passes read (see `slices`).
     let paging = scratch.filter(|_| sliced);
-    let mut core = Core::<N>::new(parts, first_codes, &mode, plan.chunk_end.len(), paging)?;
+    let mut core = Core::<N>::new(parts, first_codes, mode, plan.chunk_end.len(), paging)?;
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
     // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
     let open: [Vec<AtomicBool>; 2] = std::array::from_fn(|_| {
