@@ -14,8 +14,8 @@
 //! reach a win, and `3 + K − 1` one with too many moves to count, checked forward. With
 //! `K = 64` a byte holds depths up to 187 plies; deeper, the watch codes are given up in place
 //! (`K = 0`, 251 plies; a table whose losses are found by ways out, which neither watch nor
-//! count, starts with `K = 0`), and deeper still the shallow depths are folded into two codes, their
-//! exact values kept in a snapshot on disk ([`super::recode`], [`super::rebase`]).
+//! count, starts with `K = 0`), and deeper still the shallow depths are folded into two codes,
+//! their exact values kept in a snapshot on disk ([`super::recode`], [`super::rebase`]).
 
 use super::*;
 

@@ -375,16 +375,6 @@ fn build_in(
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
     };
-    let solve_with = |codes: WorkCodes| match n {
-        2 => solve_table::<2>(&parts, codes, scratch, material, observer),
-        3 => solve_table::<3>(&parts, codes, scratch, material, observer),
-        4 => solve_table::<4>(&parts, codes, scratch, material, observer),
-        5 => solve_table::<5>(&parts, codes, scratch, material, observer),
-        6 => solve_table::<6>(&parts, codes, scratch, material, observer),
-        7 => solve_table::<7>(&parts, codes, scratch, material, observer),
-        8 => solve_table::<8>(&parts, codes, scratch, material, observer),
-        _ => Err(Declined::Unsupported),
-    };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
     // deeper than what is left gives the watch codes up when it reaches that depth, or after
     // its init pass if its exits may force a loss deeper than that; a whole table whose exits
@@ -395,7 +385,16 @@ fn build_in(
         tuning.watch_keys.unwrap_or(layout.square_count() as u8),
         tuning.rebase_span,
     );
-    let solved = solve_with(watching)?;
+    let solved = match n {
+        2 => solve_table::<2>(&parts, watching, scratch, material, observer),
+        3 => solve_table::<3>(&parts, watching, scratch, material, observer),
+        4 => solve_table::<4>(&parts, watching, scratch, material, observer),
+        5 => solve_table::<5>(&parts, watching, scratch, material, observer),
+        6 => solve_table::<6>(&parts, watching, scratch, material, observer),
+        7 => solve_table::<7>(&parts, watching, scratch, material, observer),
+        8 => solve_table::<8>(&parts, watching, scratch, material, observer),
+        _ => Err(Declined::Unsupported),
+    }?;
     Ok(Built {
         snapshots: solved.snapshots,
         cells: solved.cells,

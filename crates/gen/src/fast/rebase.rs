@@ -134,9 +134,9 @@ impl Snapshot {
             }
             Kept::Sparse { firsts } => {
                 let block = at / BLOCK;
-                let count = firsts[table].len().saturating_sub(1) as u64;
+                let held = firsts[table].len().saturating_sub(1) as u64;
                 let entries =
-                    self.read_entries(&firsts[table], block.min(count)..(block + 1).min(count))?;
+                    self.read_entries(&firsts[table], block.min(held)..(block + 1).min(held))?;
                 let place = (at % BLOCK) as u16;
                 Ok(entries
                     .chunks_exact(ENTRY as usize)
@@ -303,6 +303,14 @@ fn for_each_in(bytes: &[u8], codes: &Range<u8>, mut visit: impl FnMut(usize, u8)
     }
 }
 
+/// The bytes of block `block` of `cells`, copied into `buffer` (of [`BLOCK`] bytes).
+fn block_bytes<'b>(cells: &Cells, block: u64, buffer: &'b mut [u8]) -> &'b [u8] {
+    let first = block * BLOCK;
+    let bytes = &mut buffer[..((first + BLOCK).min(cells.len()) - first) as usize];
+    cells.copy_to(first, bytes);
+    bytes
+}
+
 /// By table, the number of slots of each [`BLOCK`] whose code lies in `codes`.
 fn block_counts(tables: &[Option<&Cells>; TABLES], codes: Range<u8>) -> [Vec<u64>; TABLES] {
     std::array::from_fn(|t| {
@@ -315,9 +323,7 @@ fn block_counts(tables: &[Option<&Cells>; TABLES], codes: Range<u8>) -> [Vec<u64
             .map_init(
                 || vec![0u8; BLOCK as usize],
                 |buffer, block| {
-                    let first = block * BLOCK;
-                    let bytes = &mut buffer[..((first + BLOCK).min(len) - first) as usize];
-                    cells.copy_to(first, bytes);
+                    let bytes = block_bytes(cells, block, buffer);
                     let mut count = 0;
                     for_each_in(bytes, &codes, |_, _| count += 1);
                     count
@@ -351,7 +357,6 @@ fn write_sparse(
     });
     for (cells, firsts) in tables.iter().zip(&firsts) {
         let Some(cells) = cells else { continue };
-        let len = cells.len();
         let blocks = firsts.len() as u64 - 1;
         (0..blocks.div_ceil(BLOCKS_PER_TASK))
             .into_par_iter()
@@ -361,10 +366,7 @@ fn write_sparse(
                     let blocks = task * BLOCKS_PER_TASK..((task + 1) * BLOCKS_PER_TASK).min(blocks);
                     entries.clear();
                     for block in blocks.clone() {
-                        let first = block * BLOCK;
-                        let bytes = &mut buffer[..((first + BLOCK).min(len) - first) as usize];
-                        cells.copy_to(first, bytes);
-                        for_each_in(bytes, &codes, |place, code| {
+                        for_each_in(block_bytes(cells, block, buffer), &codes, |place, code| {
                             let [low, high] = (place as u16).to_le_bytes();
                             entries.extend_from_slice(&[low, high, code]);
                         });
