@@ -73,6 +73,10 @@ pub struct GroupField {
     pub domain: usize,
     /// The first of those squares.
     pub first: Sq,
+    /// The men's kind.
+    pub piece: Piece,
+    /// C(domain, count): the values of the group's digit.
+    pub radix: u64,
 }
 
 /// The index of the positions of one material on one board.
@@ -572,6 +576,8 @@ impl Indexer {
                 } else {
                     0
                 },
+                piece: g.piece,
+                radix: g.radix,
             })
             .collect()
     }

@@ -199,8 +199,10 @@ pub struct DiskNeed {
     /// The raw table file, at one byte an entry and side (two where mates are longer than a
     /// byte holds, which only the build finds out).
     pub table: u64,
-    /// Scratch files, removed when the build ends: a sliced build's work table (two bytes a
-    /// used slot) and the larger smaller tables it keeps in files.
+    /// Scratch files, removed when the build ends, beyond the table file's bytes at the
+    /// build's peak: a sliced build's slices of the work table still read (two bytes a slot)
+    /// beside the parts it has stored for the table file (which the table file takes the place
+    /// of at the end), and the larger smaller tables it keeps in files.
     pub scratch: u64,
 }
 
@@ -215,22 +217,48 @@ pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option
     let Some(layout) = sliced else {
         return Some(DiskNeed { table, scratch: 0 });
     };
-    let used: u64 = layout
-        .slice_groups()
-        .iter()
-        .flatten()
-        .map(|&number| {
-            let (first, end) = layout.slice_span(number);
-            end - first
-        })
-        .sum();
     // The tables read whole that `load_subtable` keeps in files.
     let kept_in_files = tables_read(geo, material, true)
         .into_iter()
         .flatten()
         .filter(|read| !read.windowed && read.slots > fast::convert::PAGED_SUBTABLE_SLOTS);
-    let scratch = 2 * used + kept_in_files.map(|read| read.bytes()).sum::<u64>();
+    let used = 2 * layout.slices_used();
+    let slices = match used > fast::MAX_SLICES_KEPT {
+        true => sliced_scratch(&layout, table),
+        false => used,
+    };
+    let scratch = slices + kept_in_files.map(|read| read.bytes()).sum::<u64>();
     Some(DiskNeed { table, scratch })
+}
+
+/// The most a sliced build of `layout`'s table (`table` bytes, a byte an entry and side) that
+/// stores its parts ([`fast::MAX_SLICES_KEPT`]) keeps on disk at once beyond the bytes of its
+/// table file: the slices of its work table not
+/// yet released (two bytes a slot, each part's reserved when it starts) beside the parts
+/// stored so far in the order of the index (their share of `table`). The table file is written
+/// at the end, each stretch of the store given back as it is gathered.
+fn sliced_scratch(layout: &Layout, table: u64) -> u64 {
+    let groups = layout.slice_groups();
+    let released = layout.slices_released(&groups);
+    let slots = |numbers: &[u64]| -> u64 {
+        numbers
+            .iter()
+            .map(|&number| {
+                let (first, end) = layout.slice_span(number);
+                end - first
+            })
+            .sum()
+    };
+    let total = slots(&groups.concat()).max(1);
+    let (mut live, mut solved, mut peak) = (0u64, 0u64, 0u64);
+    for (group, freed) in groups.iter().zip(&released) {
+        live += 2 * slots(group);
+        solved += slots(group);
+        let stored = (table as u128 * solved as u128 / total as u128) as u64;
+        peak = peak.max(live + stored);
+        live -= 2 * slots(freed);
+    }
+    peak.saturating_sub(table)
 }
 
 /// `bytes` in GiB to one decimal (in MiB below one GiB), for messages.
@@ -287,19 +315,34 @@ mod tests {
     }
 
     /// A sliced build keeps two bytes a slot of its used slices on disk — for KRPvKR, the pawn
-    /// on one of 48 squares, the White king on 32, the other three men anywhere — and a
-    /// table built whole keeps none; the table file takes a byte an entry and side at least.
+    /// on one of 48 squares, the White king on 32, the other three men anywhere — unless they
+    /// would take more than [`fast::MAX_SLICES_KEPT`]; then, at its peak, the parts it has
+    /// stored for the table file (a byte an entry and side, as the table file later) and the
+    /// slices still read. A table built whole keeps none.
     #[test]
-    fn scratch_is_the_used_slices() {
+    fn scratch_is_the_used_slices_or_the_slices_still_read() {
         let geo = Geometry::new(Board::STANDARD);
         let disk =
             |name: &str| disk_needed(&geo, Material::parse(name).unwrap(), CoreKind::Fast).unwrap();
         let krpkr = disk("KRPvKR");
-        assert_eq!(krpkr.scratch, 2 * 48 * 32 * 64u64.pow(3));
         let entries = Indexer::new(&geo, Material::parse("KRPvKR").unwrap())
             .unwrap()
             .size();
         assert_eq!(krpkr.table, 2 * entries);
+        assert_eq!(krpkr.scratch, 2 * 48 * 32 * 64u64.pow(3));
+        // KRRPvKR's slices (the White king on 32 squares, the four other men anywhere) would
+        // take 48 GiB: it stores its parts, and keeps at most the last file's three
+        // placements' slices, each with its mirror, beside the parts stored (and the five-man
+        // tables it reads whole, under 4 GiB).
+        let krrpkr = disk("KRRPvKR");
+        let slice = 32 * 64u64.pow(4);
+        assert!(2 * 48 * slice > fast::MAX_SLICES_KEPT);
+        assert!(krrpkr.scratch >= 2 * 6 * slice, "{}", gib(krrpkr.scratch));
+        assert!(
+            krrpkr.scratch < 2 * 6 * slice + (4 << 30),
+            "{}",
+            gib(krrpkr.scratch)
+        );
         assert_eq!(disk("KRBvKR").scratch, 0);
         assert_eq!(disk("KPPvKP").scratch, 0);
     }

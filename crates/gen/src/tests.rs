@@ -409,6 +409,25 @@ fn fast_core_without_hints_equals_reference_core() {
     cores_agree_tuned((4, 5), &["KBPvK", "KPPvKN"], tuning);
 }
 
+/// Sliced tables that store each part as it is solved and release the slices no later part
+/// reads, as a six-man table with a pawn does ([`fast::MAX_SLICES_KEPT`]): one pawn and two,
+/// identical men, and watch codes given up partway, the body gathered from the stored parts.
+#[test]
+fn fast_core_storing_its_parts_equals_reference_core() {
+    let tuning = fast::Tuning {
+        store_parts: true,
+        ..fast::Tuning::default()
+    };
+    cores_agree_tuned((4, 4), &["KRPvKR", "KQPvKQ"], tuning);
+    cores_agree_tuned((4, 6), &["KPPvKN", "KBPvKN"], tuning);
+    cores_agree_tuned((5, 5), &["KPPvKR"], tuning);
+    let watching = fast::Tuning {
+        watch_keys: Some(12),
+        ..tuning
+    };
+    cores_agree_tuned((5, 5), &["KNPvKB"], watching);
+}
+
 /// Six men, as on 8×8 (the even passes' hints folded into the ways out's set): every kind of
 /// piece, identical men on either side — two groups of them at once, whose un-moves that fold
 /// must put the other group in order again — and a pawn (solved in slices).
@@ -574,6 +593,7 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             no_hints: false,
             shared_win_hints: false,
             count_moves: false,
+            store_parts: false,
         };
         let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
         assert_one_attempt(&phases, &format!("{watch} watch codes"));
@@ -622,8 +642,9 @@ fn rebased_depths_come_back_exact() {
         .into_par_iter()
         .for_each(|(span, watch)| {
             // Sliced tables among the promotions (KRPvKB) decline the rebases and are solved
-            // whole after all. One tuning shares the even passes' hints with the ways out, as
-            // a six-man table deeper than a byte (KRNvKNN) does.
+            // whole after all (one tuning storing their parts until then). One tuning shares
+            // the even passes' hints with the ways out, as a six-man table deeper than a byte
+            // (KRNvKNN) does.
             let tuning = fast::Tuning {
                 watch_keys: watch,
                 rebase_span: Some(span),
@@ -631,6 +652,7 @@ fn rebased_depths_come_back_exact() {
                 no_hints: false,
                 shared_win_hints: span == 9,
                 count_moves: false,
+                store_parts: span == 5,
             };
             cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
             cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);

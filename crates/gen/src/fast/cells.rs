@@ -104,6 +104,20 @@ impl Cells {
             .page_out((first / 8) as usize, end.div_ceil(8) as usize);
     }
 
+    /// Where the slots are kept in a scratch file, reserves its blocks for slots `first..end`
+    /// ([`Words::reserve`]).
+    pub fn reserve(&self, first: u64, end: u64) -> std::io::Result<()> {
+        self.words
+            .reserve((first / 8) as usize, end.div_ceil(8) as usize)
+    }
+
+    /// Where the slots are kept in a scratch file, gives the whole pages of slots `first..end`
+    /// back to memory and disk ([`Words::release`]): for slots never read again.
+    pub fn release(&self, first: u64, end: u64) {
+        self.words
+            .release(first.div_ceil(8) as usize, (end / 8) as usize);
+    }
+
     /// Sets every slot to 0, the memory of slots not kept in a file given back; for a caller
     /// that no other thread reads or writes the slots beside (between passes).
     pub fn clear(&self) {

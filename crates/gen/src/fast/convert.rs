@@ -395,7 +395,7 @@ fn narrow(code: u16) -> u8 {
 pub const SUBTABLE_MAX_PLIES: u32 = u8::MAX as u32 - 2;
 
 /// The groups of `indexer`'s men besides the kings, if there is one.
-fn group_fields(indexer: &Indexer) -> Option<Vec<GroupField>> {
+pub(super) fn group_fields(indexer: &Indexer) -> Option<Vec<GroupField>> {
     Some(indexer.group_fields()).filter(|g| !g.is_empty())
 }
 
@@ -408,7 +408,82 @@ fn group_fields(indexer: &Indexer) -> Option<Vec<GroupField>> {
 /// next combination (colex order, in which the rank `Σ C(dᵢ, i + 1)` counts up by one) moves
 /// the lowest man that can move up by one square and puts the men below it back on the
 /// group's first squares.
-fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usize, &[Sq], usize)) {
+fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, visit: impl FnMut(usize, &[Sq], usize)) {
+    for_each_run_kept(groups, wk, bk, None, visit)
+}
+
+/// Which placements a walk over the index keeps: those whose group `group` (not the last)
+/// has its men on one of the placements `allowed` — each the group's digit (the rank of its
+/// squares, see [`colex_rank`]) and its squares, in increasing order of digit. The others are
+/// passed over whole, with every placement of the groups after them.
+pub(super) struct GroupFilter {
+    pub(super) group: usize,
+    pub(super) allowed: Vec<(u64, Vec<Sq>)>,
+}
+
+/// The digit of a group whose men stand on `men` (increasing squares) in the field starting
+/// at `first`: the rank `Σ C(dᵢ, i + 1)` of `dᵢ = men[i] − first` in colex order.
+pub(super) fn colex_rank(men: &[Sq], first: Sq) -> u64 {
+    let binomial = |n: u64, k: u64| (0..k).fold(1u64, |c, i| c * (n - i) / (i + 1));
+    men.iter()
+        .enumerate()
+        .map(|(i, &sq)| {
+            let d = u64::from(sq - first);
+            if d > i as u64 {
+                binomial(d, i as u64 + 1)
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// Moves a walk on to a placement `filter` keeps, where the groups after its group stand on
+/// their first squares (or the group's placement is kept): the group's men set on the next
+/// kept placement from the current one on, and the entries passed over added to `index`.
+/// `false` when none is left.
+fn skip_to_kept(
+    filter: Option<&GroupFilter>,
+    groups: &[GroupField],
+    starts: &[usize],
+    squares: &mut [Sq],
+    index: &mut usize,
+) -> bool {
+    let Some(filter) = filter else {
+        return true;
+    };
+    let g = filter.group;
+    let field = groups[g];
+    let after: u64 = groups[g + 1..].iter().map(|field| field.radix).product();
+    loop {
+        let men = &mut squares[starts[g]..starts[g] + field.count];
+        let rank = colex_rank(men, field.first);
+        let next = filter.allowed.partition_point(|&(digit, _)| digit < rank);
+        if let Some((digit, placed)) = filter.allowed.get(next) {
+            *index += ((digit - rank) * after) as usize;
+            men.copy_from_slice(placed);
+            return true;
+        }
+        // None of this group's kept placements is left under the groups before it.
+        *index += ((field.radix - rank) * after) as usize;
+        for (k, sq) in men.iter_mut().enumerate() {
+            *sq = field.first + k as Sq;
+        }
+        if !next_placement(&groups[..g], starts, squares) {
+            return false;
+        }
+    }
+}
+
+/// [`for_each_run`] over the placements `filter` keeps (all without one); the indices passed
+/// to `visit` are still those within the pair.
+fn for_each_run_kept(
+    groups: &[GroupField],
+    wk: Sq,
+    bk: Sq,
+    filter: Option<&GroupFilter>,
+    mut visit: impl FnMut(usize, &[Sq], usize),
+) {
     let (mut squares, starts, n) = first_placement(groups, wk, bk);
     let last = groups.last().expect("a man besides the kings");
     let (counted, len) = match last.count {
@@ -417,6 +492,9 @@ fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usi
     };
     let mut index = 0;
     loop {
+        if !skip_to_kept(filter, groups, &starts, &mut squares, &mut index) {
+            return;
+        }
         visit(index, &squares[..n], len);
         index += len;
         if !next_placement(&groups[..counted], &starts, &mut squares) {
@@ -429,16 +507,17 @@ fn for_each_run(groups: &[GroupField], wk: Sq, bk: Sq, mut visit: impl FnMut(usi
 /// identical men: a run is then the indices in which only the lower one's digit changes (the
 /// lower man on the group's first squares up to the higher one's), whose slots lie the
 /// lower man's stride apart. `visit` gets, besides, the man whose square counts up along the
-/// run.
+/// run. Only the placements `filter` keeps are visited.
 fn for_each_write_run(
     groups: &[GroupField],
     wk: Sq,
     bk: Sq,
+    filter: Option<&GroupFilter>,
     mut visit: impl FnMut(usize, &[Sq], usize, usize),
 ) {
     let last = *groups.last().expect("a man besides the kings");
     if last.count != 2 {
-        return for_each_run(groups, wk, bk, |run, squares, len| {
+        return for_each_run_kept(groups, wk, bk, filter, |run, squares, len| {
             visit(run, squares, len, squares.len() - 1)
         });
     }
@@ -446,6 +525,9 @@ fn for_each_write_run(
     let others = &groups[..groups.len() - 1];
     let mut index = 0;
     loop {
+        if !skip_to_kept(filter, groups, &starts, &mut squares, &mut index) {
+            return;
+        }
         // The pair's rank `C(d₀, 1) + C(d₁, 2)` counts up by one along `d₀ = 0..d₁`.
         for high in 1..last.domain {
             squares[n - 2] = last.first;
@@ -528,6 +610,9 @@ pub fn write_body(
     width: usize,
     writer: &TableWriter,
 ) -> Result<(), FormatError> {
+    if let Some(store) = &built.store {
+        return store.write_body(geo, indexer, &built.layout, width, writer);
+    }
     let n = built.layout.men_count();
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
@@ -584,27 +669,13 @@ fn write_pairs(
             )
         },
         |(out, resolver, run_cells), (x, pair)| {
-            let side = Side::ALL[x];
             let cells = &built.cells[x];
             let first = pair as u64 * inner;
-            let end = first + inner;
             let (wk, bk) = indexer.king_pair(pair);
-            // With the white king in the layout's region, every index of the pair is read from
-            // the slot of its squares. When a symmetry other than the identity fixes both
-            // kings, an index whose squares that symmetry makes smaller is no position (the
-            // index keeps the least image) and is written as 0.
-            let fast = groups.is_some() && layout.in_region(wk);
-            let turns: Vec<&[Sq]> = match fast {
-                true => indexer
-                    .pair_symmetries(wk, bk)
-                    .map(|s| geo.symmetries()[s].map())
-                    .collect(),
-                false => Vec::new(),
-            };
             if folds {
                 // The pair's slots lie in the block of its kings, unless they are folded, when
                 // each folded one is read alone.
-                match fast {
+                match by_runs(layout, groups.as_deref(), wk) {
                     true => {
                         let mut kings = [0 as Sq; MAX_MEN];
                         (kings[0], kings[1]) = (wk, bk);
@@ -628,26 +699,18 @@ fn write_pairs(
                     }
                 }
             };
-            if let (true, Some(groups)) = (fast, groups.as_deref()) {
-                // The slot of an index's squares holds it, and overlaps are slots of code 0.
-                for_each_write_run(groups, wk, bk, |run, squares, len, moving| {
-                    let base = layout.slot(squares);
-                    let stride = layout.stride(moving);
-                    let run_cells = &mut run_cells[..len];
-                    match stride {
-                        1 => cells.copy_to(base, run_cells),
-                        _ => {
-                            for (k, cell) in run_cells.iter_mut().enumerate() {
-                                *cell = cells.get(base + k as u64 * stride);
-                            }
-                        }
-                    }
+            out.fill(0);
+            let walk = PairWalk::new(geo, indexer, layout, groups.as_deref());
+            walk.for_each_stretch(Side::ALL[x], pair, None, |stretch| match stretch {
+                Stretch::Run(run) => {
+                    let run_cells = &mut run_cells[..run.len];
+                    run.read(cells, run_cells);
                     let cells = run_cells.iter().copied();
-                    let out = &mut out[run * width..][..len * width];
+                    let out = &mut out[run.at * width..][..run.len * width];
                     if folds {
                         for (k, (entry, cell)) in out.chunks_exact_mut(width).zip(cells).enumerate()
                         {
-                            let slot = base + k as u64 * stride;
+                            let slot = run.base + k as u64 * run.stride;
                             entry.copy_from_slice(&code_of(slot, cell)[..width]);
                         }
                     } else if width == 1 {
@@ -659,35 +722,152 @@ fn write_pairs(
                             entry.copy_from_slice(&stored[usize::from(cell)][..width]);
                         }
                     }
-                    if !turns.is_empty() {
-                        for (k, entry) in out.chunks_exact_mut(width).enumerate() {
-                            if !least_image(layout, squares, moving, k, &turns) {
-                                entry.fill(0);
-                            }
-                        }
-                    }
-                });
-            } else {
-                out.fill(0);
-                indexer.for_each_position::<TABLE_MEN>(geo, first..end, side, |i, p| {
-                    let Some(p) = p else { return };
-                    let mut squares = [0 as Sq; MAX_MEN];
-                    for (k, m) in p.men().iter().enumerate() {
-                        squares[k] = m.sq;
-                    }
-                    layout.fold(&mut squares[..n]);
-                    let slot = layout.slot(&squares[..n]);
+                    run.clear_images(layout, out, width);
+                }
+                Stretch::One { at, slot } => {
                     let code = code_of(slot, cells.get(slot));
-                    let at = (i - first) as usize * width;
-                    out[at..at + width].copy_from_slice(&code[..width]);
-                });
-            }
+                    out[at * width..][..width].copy_from_slice(&code[..width]);
+                }
+            });
             if let Some(e) = failure {
                 return Err(e);
             }
             writer.write_body_at((x as u64 * entries + first) * width as u64, out)
         },
     )
+}
+
+/// Whether the entries of a king pair whose White king stands on `wk` are read a run at a
+/// time ([`Stretch::Run`]): with the White king in the layout's region, every index of the
+/// pair is read from the slot of its squares.
+fn by_runs(layout: &Layout, groups: Option<&[GroupField]>, wk: Sq) -> bool {
+    groups.is_some() && layout.in_region(wk)
+}
+
+/// The entries of the stored index's king pairs, one pair at a time, and the slots of the
+/// work table that hold them.
+pub(super) struct PairWalk<'a> {
+    geo: &'a Geometry,
+    indexer: &'a Indexer,
+    layout: &'a Layout,
+    groups: Option<&'a [GroupField]>,
+}
+
+/// A stretch of one king pair's entries ([`PairWalk::for_each_stretch`]).
+pub(super) enum Stretch<'a> {
+    /// Entries read a run at a time.
+    Run(EntryRun<'a>),
+    /// Entry `at` of the pair, the position held in `slot` (entries of no position are passed
+    /// over: they stay `0`).
+    One { at: usize, slot: u64 },
+}
+
+/// Entries `at .. at + len` of a king pair: the placement `squares` with man `moving` on its
+/// following squares, held in the slots `base + k · stride`. An entry whose placement is not
+/// the least of its images under `turns` (symmetries fixing both kings) is no position.
+pub(super) struct EntryRun<'a> {
+    pub(super) at: usize,
+    squares: &'a [Sq],
+    pub(super) len: usize,
+    moving: usize,
+    pub(super) base: u64,
+    stride: u64,
+    turns: &'a [&'a [Sq]],
+}
+
+impl EntryRun<'_> {
+    /// Copies the run's work codes into `out` (`len` bytes).
+    pub(super) fn read(&self, cells: &Cells, out: &mut [u8]) {
+        match self.stride {
+            1 => cells.copy_to(self.base, out),
+            stride => {
+                for (k, cell) in out.iter_mut().enumerate() {
+                    *cell = cells.get(self.base + k as u64 * stride);
+                }
+            }
+        }
+    }
+
+    /// Sets to 0 the entries of `out` (`width` bytes each) that are no position because a
+    /// symmetry fixing both kings makes their squares smaller ([`least_image`]).
+    pub(super) fn clear_images(&self, layout: &Layout, out: &mut [u8], width: usize) {
+        if self.turns.is_empty() {
+            return;
+        }
+        for (k, entry) in out.chunks_exact_mut(width).enumerate() {
+            if !least_image(layout, self.squares, self.moving, k, self.turns) {
+                entry.fill(0);
+            }
+        }
+    }
+}
+
+impl<'a> PairWalk<'a> {
+    /// A walk over the index `indexer` numbers, `groups` its groups ([`group_fields`]), and the
+    /// slots of `layout`.
+    pub(super) fn new(
+        geo: &'a Geometry,
+        indexer: &'a Indexer,
+        layout: &'a Layout,
+        groups: Option<&'a [GroupField]>,
+    ) -> PairWalk<'a> {
+        PairWalk {
+            geo,
+            indexer,
+            layout,
+            groups,
+        }
+    }
+
+    /// Calls `visit` with the stretches of king pair `pair`'s entries, side to move `side`,
+    /// in the order of the index: read a run at a time, only the placements `filter` keeps
+    /// (the squares of the index are then those of the layout); one at a time, all.
+    pub(super) fn for_each_stretch(
+        &self,
+        side: Side,
+        pair: usize,
+        filter: Option<&GroupFilter>,
+        mut visit: impl FnMut(Stretch<'_>),
+    ) {
+        let (layout, indexer) = (self.layout, self.indexer);
+        let n = layout.men_count();
+        let inner = indexer.inner_size();
+        let first = pair as u64 * inner;
+        let (wk, bk) = indexer.king_pair(pair);
+        if let (true, Some(groups)) = (by_runs(layout, self.groups, wk), self.groups) {
+            // When a symmetry other than the identity fixes both kings, an index whose squares
+            // that symmetry makes smaller is no position (the index keeps the least image).
+            let turns: Vec<&[Sq]> = indexer
+                .pair_symmetries(wk, bk)
+                .map(|s| self.geo.symmetries()[s].map())
+                .collect();
+            // The slot of an index's squares holds it, and overlaps are slots of code 0.
+            for_each_write_run(groups, wk, bk, filter, |at, squares, len, moving| {
+                visit(Stretch::Run(EntryRun {
+                    at,
+                    squares,
+                    len,
+                    moving,
+                    base: layout.slot(squares),
+                    stride: layout.stride(moving),
+                    turns: &turns,
+                }))
+            });
+            return;
+        }
+        indexer.for_each_position::<TABLE_MEN>(self.geo, first..first + inner, side, |i, p| {
+            let Some(p) = p else { return };
+            let mut squares = [0 as Sq; MAX_MEN];
+            for (k, m) in p.men().iter().enumerate() {
+                squares[k] = m.sq;
+            }
+            layout.fold(&mut squares[..n]);
+            visit(Stretch::One {
+                at: (i - first) as usize,
+                slot: layout.slot(&squares[..n]),
+            });
+        });
+    }
 }
 
 /// Whether a placement of a run (`squares`, man `moving` moved on `k` squares, identical men
@@ -857,7 +1037,7 @@ mod tests {
                 // of the lower one.
                 let counted = positions.replace(0);
                 next.set(0);
-                for_each_write_run(&groups, wk, bk, &check);
+                for_each_write_run(&groups, wk, bk, None, &check);
                 assert_eq!(
                     next.get() as u64,
                     inner,

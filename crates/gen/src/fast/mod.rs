@@ -8,7 +8,7 @@
 //! Must never: be trusted on its own (every table is checked by `retro-verify`, and tests
 //! compare its files byte for byte with the reference core in `super`); write a table file
 //! itself (it writes only scratch files, gone when dropped: the snapshots of [`rebase`], and
-//! the work table of a sliced build, [`words`]).
+//! the work table and stored parts of a sliced build, [`words`] and `part_store`).
 //!
 //! # The rooms
 //!
@@ -25,6 +25,7 @@
 //! | `forward`, `counting`, `ways_out` | odd passes: losses found by forward checks, by counting moves, by ways out |
 //! | `store` | storing values, the chunks and their code sets, counts of losses |
 //! | `slices` | pawn slices and pushes |
+//! | `part_store` | a sliced table's solved parts in the order of the stored index, until its body is written |
 //! | [`ep`], `en_passant` | en-passant positions: their numbering, their values |
 //! | `recode`, [`rebase`] | giving the watch codes up or taking them up, rebasing depths beyond a byte |
 //! | [`convert`] | the work table to the stored index and back |
@@ -118,6 +119,7 @@ mod exits;
 mod forward;
 mod init;
 mod parents;
+mod part_store;
 mod recode;
 mod slices;
 mod solve;
@@ -173,6 +175,9 @@ pub struct Built {
     pub retrograde_seconds: f64,
     /// The en-passant positions, for material with pawns of both sides.
     pub ep: Option<EpBuilt>,
+    /// A sliced table's parts in the order of the stored index, when it kept its work table
+    /// in scratch files (which then hold nothing any longer): the body is gathered from them.
+    store: Option<part_store::PartStore>,
 }
 
 /// The values of the en-passant positions of a build.
@@ -279,7 +284,18 @@ pub struct Tuning {
     /// Find the losses of the odd passes by counting moves, as a table without hints does,
     /// rather than from the ways out of the runs their wins reach (see the module docs).
     pub count_moves: bool,
+    /// Store a sliced table's parts as they are solved and release the slices no later part
+    /// reads, as a table whose slices take more than [`MAX_SLICES_KEPT`] bytes does
+    /// (`part_store`).
+    pub store_parts: bool,
 }
+
+/// The most bytes of slices a sliced build keeps on disk until it writes its body from them
+/// (KRPvKR: 805 MB, both sides; writing from them is quicker than storing each part as it is
+/// solved). A larger one (a six-man table with a pawn: 48 GiB for KRRPvKR, beside its 21 GiB
+/// table file) stores each part in the order of the index once solved and releases the slices
+/// no later part reads ([`Tuning::store_parts`]).
+pub const MAX_SLICES_KEPT: u64 = 1 << 32;
 
 /// The most slots a side for which a table keeps three hint sets a side, the even passes' own
 /// among them: three bits more per slot and side for a five-man table on 8×8 (at most
@@ -348,6 +364,8 @@ fn build_in(
     }
     let ep_layout = EpLayout::new(geo, &layout, &men);
     let parts = Parts {
+        geo,
+        material,
         bits: &bits,
         layout: &layout,
         ep_layout: ep_layout.as_ref(),
@@ -369,6 +387,7 @@ fn build_in(
         subs,
         hints: !tuning.no_hints,
         shared_win_hints: tuning.shared_win_hints || size > MAX_SEPARATE_WIN_HINTS,
+        store_parts: tuning.store_parts || 2 * layout.slices_used() > MAX_SLICES_KEPT,
         ways_out: !tuning.count_moves,
         watch_by_default: tuning.watch_keys.is_none(),
         mirror_rank: (0..geo.square_count() as Sq)
@@ -406,11 +425,14 @@ fn build_in(
         max_plies: solved.max_plies,
         depths: solved.depths,
         retrograde_seconds: solved.retrograde_seconds,
+        store: solved.store,
     })
 }
 
 /// What every instance of the core shares, whatever its number of men.
 struct Parts<'a> {
+    geo: &'a Geometry,
+    material: Material,
     bits: &'a Bits,
     layout: &'a Layout,
     ep_layout: Option<&'a EpLayout>,
@@ -427,6 +449,8 @@ struct Parts<'a> {
     /// Whether a table that finds its losses by ways out folds its even passes' hints into
     /// the ways out's set ([`Tuning::shared_win_hints`]).
     shared_win_hints: bool,
+    /// Whether a sliced table stores its parts as they are solved ([`Tuning::store_parts`]).
+    store_parts: bool,
     /// Whether a table that keeps hints may find its losses from the ways out of the runs
     /// its wins reach ([`Tuning::count_moves`]).
     ways_out: bool,

@@ -26,9 +26,14 @@
 //! sides), and the slices of pawns on an end rank are never touched.
 //!
 //! So a part is all a sliced build holds in memory. Its work table lives in scratch files
-//! (unnamed files in the tables directory, [`super::words`]), and after each part its pages,
-//! its hints and the pages of the larger smaller tables are handed back to the kernel; a later
-//! part's pushes read the slices they reach back from the file. The pawnless tables the pawns
+//! (unnamed files in the tables directory, [`super::words`]), each part's slices reserved on
+//! disk when it starts, and after each part its pages, its hints and the pages of the larger
+//! smaller tables are handed back to the kernel; a later part's pushes read the slices they
+//! reach back from the file. A solved part's entries go to the store of parts, in the order of
+//! the stored index (`super::part_store`), and the slices no later part reads are released,
+//! memory and disk ([`Layout::slices_released`]): as a push keeps each pawn on its file, parts
+//! are solved a chain of files at a time, and a table with one pawn keeps three parts' slices
+//! at most. The pawnless tables the pawns
 //! promote into are read through windows ([`super::layout::SquareWindow`]): at the start of
 //! each part the window shows the images, under the board's symmetries, of the squares its
 //! pawns promote on, and holds the slots with the promoted piece on them, read from the

@@ -14,6 +14,7 @@
 //! iteration ends when a pass finds nothing and no stored value lies deeper. Undecided slots
 //! are draws.
 
+use super::part_store::PartStore;
 use super::*;
 
 /// How the odd passes find their losses, chosen once per table.
@@ -83,6 +84,8 @@ pub(super) struct Solved {
     pub(super) max_plies: u32,
     pub(super) depths: u32,
     pub(super) retrograde_seconds: f64,
+    /// Sliced, with its work table in scratch files: its parts, in the order of the index.
+    pub(super) store: Option<PartStore>,
 }
 
 /// Solves a material of `N` men, its codes chosen here: `watching` (watch codes, one per
@@ -149,6 +152,26 @@ fn solve<const N: usize>(
     // holds in memory only the parts its passes read (see `slices`).
     let paging = scratch.filter(|_| sliced);
     let mut core = Core::<N>::new(parts, first_codes, mode, plan.chunk_end.len(), paging)?;
+    // There, a table whose slices take much disk stores each part once solved and releases
+    // the slices no later part reads (`part_store`).
+    let failed = |e: retro_format::FormatError| Declined::Failed(e.into());
+    let mut store = match paging {
+        Some(dir) if parts.store_parts => {
+            Some(PartStore::new(dir, layout, &plan.groups).map_err(failed)?)
+        }
+        _ => None,
+    };
+    let released = match store {
+        Some(_) => layout.slices_released(&plan.groups),
+        None => Vec::new(),
+    };
+    let indexer = match store {
+        Some(_) => Some(
+            retro_engine::Indexer::new(parts.geo, parts.material)
+                .map_err(|_| Declined::Unsupported)?,
+        ),
+        None => None,
+    };
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
     // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
     let open: [Vec<AtomicBool>; 2] = std::array::from_fn(|_| {
@@ -176,6 +199,14 @@ fn solve<const N: usize>(
     for (p, part) in plan.parts.iter().enumerate() {
         if sliced {
             core.start_part(watching, plan.pushes_depth(p, layout, &slice_depths), part);
+            if let Some(dir) = paging {
+                core.reserve_slices(&plan.groups[p]).map_err(|source| {
+                    failed(retro_format::FormatError::Io {
+                        path: dir.to_path_buf(),
+                        source,
+                    })
+                })?;
+            }
             // The tables read through windows show what this part's promotions reach.
             let promoted = plan.promotion_squares(p, layout);
             for sub in parts.subs {
@@ -212,6 +243,12 @@ fn solve<const N: usize>(
             }
         }
         retrograde_seconds += retrograde_start.elapsed().as_secs_f64();
+        if let (Some(store), Some(indexer)) = (&mut store, &indexer) {
+            store
+                .store(p, parts.geo, indexer, layout, &core.cells, core.codes)
+                .map_err(failed)?;
+            core.release_slices(&released[p]);
+        }
         if sliced {
             core.put_part_away();
             observer.progressed(2 * part.len() as u64 * CHUNK);
@@ -229,6 +266,7 @@ fn solve<const N: usize>(
         max_plies,
         depths,
         retrograde_seconds,
+        store,
     })
 }
 
@@ -244,22 +282,10 @@ impl<'a, const N: usize> Core<'a, N> {
     ) -> Result<Core<'a, N>, Declined> {
         let layout = parts.layout;
         let size = layout.size();
-        // Kept in files, the slices used (pawns off the end ranks) take disk; the others are
-        // never written.
-        let used: Vec<std::ops::Range<u64>> = match paging {
-            Some(_) => layout
-                .slice_groups()
-                .into_iter()
-                .flatten()
-                .map(|number| {
-                    let (first, end) = layout.slice_span(number);
-                    first..end
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        // Kept in files, the disk of each part's slices is reserved when the part starts
+        // (`Core::reserve_slices`); the slices of no placement are never written.
         let cells = |_| match paging {
-            Some(dir) => Cells::in_file(size, dir, &used).map_err(|source| {
+            Some(dir) => Cells::in_file(size, dir, &[]).map_err(|source| {
                 Declined::Failed(GenError::Format(retro_format::FormatError::Io {
                     path: dir.to_path_buf(),
                     source,
@@ -328,6 +354,33 @@ impl<'a, const N: usize> Core<'a, N> {
             self.may_win[x].clear();
             self.may_lose[x].clear();
             self.not_won[x].clear();
+        }
+    }
+
+    /// Sliced, in scratch files: reserves the disk of the slices `numbers` (a part about to
+    /// be solved), so that a full disk is an error here.
+    fn reserve_slices(&self, numbers: &[u64]) -> std::io::Result<()> {
+        for &number in numbers {
+            let (first, end) = self.shared.layout.slice_span(number);
+            for cells in &self.cells {
+                cells.reserve(first, end)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sliced, in scratch files: gives back the slices `numbers`, stored and read by no later
+    /// part; no change of encoding touches them again.
+    fn release_slices(&mut self, numbers: &[u64]) {
+        for &number in numbers {
+            let (first, end) = self.shared.layout.slice_span(number);
+            for cells in &self.cells {
+                cells.release(first, end);
+            }
+            for started in &mut self.started[(first / CHUNK) as usize..end.div_ceil(CHUNK) as usize]
+            {
+                *started = false;
+            }
         }
     }
 

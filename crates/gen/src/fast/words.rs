@@ -111,6 +111,48 @@ impl Words {
         })
     }
 
+    /// Where the words are kept in a scratch file: reserves its blocks for words
+    /// `first..end`, so that a full disk is an error now rather than a fault when a page of
+    /// them is first written back. Elsewhere it does nothing.
+    pub fn reserve(&self, first: usize, end: usize) -> std::io::Result<()> {
+        let Storage::File(_, file) = &self._storage else {
+            return Ok(());
+        };
+        let (from, to) = (first.min(self.len) as u64 * 8, end.min(self.len) as u64 * 8);
+        if from >= to {
+            return Ok(());
+        }
+        match rustix::fs::fallocate(file, rustix::fs::FallocateFlags::KEEP_SIZE, from, to - from) {
+            // A file system that cannot reserve blocks leaves the file sparse.
+            Err(e) if e == rustix::io::Errno::OPNOTSUPP => Ok(()),
+            other => other.map_err(Into::into),
+        }
+    }
+
+    /// Where the words are kept in a scratch file: gives the whole pages of words
+    /// `first..end` back, to memory and to the disk (a hole punched in the file); those words
+    /// read 0 afterwards. For words no thread reads or writes again. Elsewhere it does nothing.
+    pub fn release(&self, first: usize, end: usize) {
+        const PAGE: usize = 4096;
+        let Storage::File(map, file) = &self._storage else {
+            return;
+        };
+        let from = (first * 8).div_ceil(PAGE) * PAGE;
+        let to = (end.min(self.len) * 8) / PAGE * PAGE;
+        if from >= to {
+            return;
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: as in `page_out`: a shared file mapping keeps no bytes of its own, and the
+        // caller reads none of these words again.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+        };
+        let flags = rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE;
+        // Where holes cannot be punched the bytes stay on disk until the file goes.
+        let _ = rustix::fs::fallocate(file, flags, from as u64, (to - from) as u64);
+    }
+
     /// Whether the words are kept in a scratch file ([`Words::zeroed_in_file`]).
     pub fn in_file(&self) -> bool {
         matches!(self._storage, Storage::File(..))
@@ -231,6 +273,50 @@ mod tests {
             }
             words.clear();
             assert!(words.words().iter().all(|w| w.load(Ordering::Relaxed) == 0));
+        }
+    }
+
+    /// Words reserved in a scratch file take blocks of it; released, their whole pages read 0
+    /// and go back to the disk (where the file system punches holes), the words beside keep
+    /// their values.
+    #[test]
+    fn released_words_read_zero_and_leave_the_disk() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let len = 4 << 12;
+        let words = Words::zeroed_in_file(len, dir.path(), &[]).unwrap();
+        let Storage::File(_, file) = &words._storage else {
+            panic!("kept in a file")
+        };
+        let blocks = || file.metadata().unwrap().blocks() * 512;
+        words.reserve(0, len).unwrap();
+        assert!(blocks() >= 8 * len as u64, "reserved: {} bytes", blocks());
+        for (k, w) in words.words().iter().enumerate() {
+            w.store(k as u64 | 1, Ordering::Relaxed);
+        }
+        // From the middle of a page to the middle of another: only the whole pages go.
+        let (first, end) = (len / 4 + 3, 3 * len / 4 + 5);
+        words.release(first, end);
+        let page = 4096 / 8;
+        let (gone_first, gone_end) = (first.div_ceil(page) * page, end / page * page);
+        for (k, w) in words.words().iter().enumerate() {
+            let expected = match (gone_first..gone_end).contains(&k) {
+                true => 0,
+                false => k as u64 | 1,
+            };
+            assert_eq!(w.load(Ordering::Relaxed), expected, "word {k}");
+        }
+        // Where the file system punches holes, the released pages leave the file.
+        let probe = tempfile::tempfile_in(dir.path()).unwrap();
+        probe.set_len(8192).unwrap();
+        let flags = rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE;
+        if rustix::fs::fallocate(&probe, flags, 0, 4096) != Err(rustix::io::Errno::OPNOTSUPP) {
+            let released = 8 * (gone_end - gone_first) as u64;
+            assert!(
+                blocks() <= 8 * len as u64 - released,
+                "{} bytes on disk after releasing {released}",
+                blocks()
+            );
         }
     }
 

@@ -20,9 +20,14 @@ impl Layout {
     /// after the groups its pawn pushes lead into. Placements with a pawn on an end rank, two
     /// pawns on one square or identical pawns out of order are left out: no slot of theirs is
     /// used.
+    ///
+    /// A push keeps every pawn on its file, so the groups fall into chains with the same files
+    /// (up to the mirror), which no push leaves: the order takes one chain after another, each
+    /// from its most advanced placement down. A slice is then read by later groups only
+    /// until its chain is done, and few are kept at once ([`Layout::slices_released`]).
     pub fn slice_groups(&self) -> Vec<Vec<u64>> {
         let count = self.slices_count() as u64;
-        let mut groups: Vec<(u32, Vec<u64>)> = Vec::new();
+        let mut groups: Vec<(Vec<Sq>, u32, Vec<u64>)> = Vec::new();
         let mut placed = vec![false; count as usize];
         for number in 0..count {
             if placed[number as usize] {
@@ -61,10 +66,44 @@ impl Layout {
                     placed[other as usize] = true;
                 }
             }
-            groups.push((progress, group));
+            let files = |squares: &[Sq]| {
+                let mut files: Vec<Sq> = squares.iter().map(|&sq| sq % self.files).collect();
+                files.sort_unstable();
+                files
+            };
+            let chain = match self.maps.get(1) {
+                Some(mirror) => {
+                    let image: Vec<Sq> = pawns.iter().map(|&sq| mirror[usize::from(sq)]).collect();
+                    files(&pawns).min(files(&image))
+                }
+                None => files(&pawns),
+            };
+            groups.push((chain, progress, group));
         }
-        groups.sort_by_key(|(progress, group)| (std::cmp::Reverse(*progress), group[0]));
-        groups.into_iter().map(|(_, group)| group).collect()
+        groups.sort_by(|(chain_a, progress_a, a), (chain_b, progress_b, b)| {
+            (chain_a, progress_b, a[0]).cmp(&(chain_b, progress_a, b[0]))
+        });
+        groups.into_iter().map(|(_, _, group)| group).collect()
+    }
+
+    /// For each group of [`Layout::slice_groups`] (in that order), the slices that may be
+    /// released once it is solved: those of its own and of earlier groups that no later
+    /// group's pushes read.
+    pub fn slices_released(&self, groups: &[Vec<u64>]) -> Vec<Vec<u64>> {
+        let mut last_reader: Vec<usize> = vec![0; self.slices_count()];
+        for (p, group) in groups.iter().enumerate() {
+            for &number in group {
+                last_reader[number as usize] = last_reader[number as usize].max(p);
+                for target in self.push_targets(number) {
+                    last_reader[target as usize] = last_reader[target as usize].max(p);
+                }
+            }
+        }
+        let mut released = vec![Vec::new(); groups.len()];
+        for number in groups.iter().flatten() {
+            released[last_reader[*number as usize]].push(*number);
+        }
+        released
     }
 
     /// The slices that a push of one pawn of slice `number` leads into (a single or double
@@ -118,7 +157,7 @@ impl Layout {
     }
 
     /// The squares of the lead men (the pawns) of slice `number`, in men order.
-    pub(super) fn slice_squares(&self, mut number: u64) -> Vec<Sq> {
+    pub(crate) fn slice_squares(&self, mut number: u64) -> Vec<Sq> {
         let mut pawns = vec![0 as Sq; self.lead.len()];
         for sq in pawns.iter_mut().rev() {
             *sq = (number % self.squares) as Sq;
@@ -135,6 +174,12 @@ impl Layout {
             .into_iter()
             .filter(|&(_, _, promotes)| promotes)
             .fold(0, |squares, (_, to, _)| squares | 1 << to)
+    }
+
+    /// The slots of the slices of a sliced layout that are used (those of
+    /// [`Layout::slice_groups`]), a side.
+    pub fn slices_used(&self) -> u64 {
+        self.slice_groups().iter().flatten().count() as u64 * self.block_used
     }
 
     /// The number of slices of a sliced layout (blocks of [`Layout::slice_span`], used or not).

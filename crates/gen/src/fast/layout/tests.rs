@@ -264,6 +264,54 @@ fn rank_fields_number_the_slots_of_their_rank() {
 }
 
 #[test]
+fn slices_are_released_once_after_their_last_reader_and_chains_keep_few() {
+    for (files, ranks, material, most_live) in [
+        (8u8, 8u8, "KRPvKR", 3),
+        (4, 6, "KPPvKN", 0),
+        (5, 5, "KPPvKR", 0),
+    ] {
+        let geo = Geometry::new(Board::new(files.into(), ranks.into()).unwrap());
+        let layout = Layout::sliced(&geo, material.parse().unwrap()).unwrap();
+        let groups = layout.slice_groups();
+        let released = layout.slices_released(&groups);
+        assert_eq!(released.len(), groups.len());
+        let mut released_after = std::collections::HashMap::new();
+        for (p, numbers) in released.iter().enumerate() {
+            for &number in numbers {
+                assert!(
+                    released_after.insert(number, p).is_none(),
+                    "{material}: slice {number} released twice"
+                );
+            }
+        }
+        let mut live = 0usize;
+        let mut most = 0usize;
+        for (p, group) in groups.iter().enumerate() {
+            for &number in group {
+                // Released after its own group, and after every group whose pushes read it.
+                assert!(released_after[&number] >= p, "{material}: slice {number}");
+                for target in layout.push_targets(number) {
+                    assert!(released_after[&target] >= p, "{material}: slice {target}");
+                }
+            }
+            live += group.len();
+            most = most.max(live);
+            live -= released[p].len();
+        }
+        assert_eq!(live, 0, "{material}: every slice released");
+        assert_eq!(
+            released_after.len(),
+            groups.iter().map(Vec::len).sum::<usize>()
+        );
+        // One pawn: a file's chain holds the slices of three placements at most (the pawn on
+        // its second rank, and the two it may push to), each with its mirror image.
+        if most_live > 0 {
+            assert_eq!(most, 2 * most_live, "{material}");
+        }
+    }
+}
+
+#[test]
 fn sliced_layouts_number_their_slices_apart_and_solve_pushes_first() {
     for (files, ranks, material) in [(8u8, 8u8, "KRPvKR"), (4, 6, "KPPvKN"), (5, 5, "KBPvKN")] {
         let geo = Geometry::new(Board::new(files.into(), ranks.into()).unwrap());
