@@ -29,7 +29,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// King pairs (by side to move) stored or gathered in one go: what a batch holds in memory is
-/// this many pairs' entries (some 12 MiB for a six-man table with one pawn).
+/// this many pairs' entries of a part, twice over (some 33 MB for KRRPvKR), or a pair's whole
+/// body a thread when gathering.
 const BATCH: usize = 64;
 
 /// The unit the disk gives space back in.
