@@ -387,7 +387,8 @@ fn build_in(
         subs,
         hints: !tuning.no_hints,
         shared_win_hints: tuning.shared_win_hints || size > MAX_SEPARATE_WIN_HINTS,
-        store_parts: tuning.store_parts || 2 * layout.slices_used() > MAX_SLICES_KEPT,
+        store_parts: tuning.store_parts
+            || (layout.slices() > 0 && 2 * layout.slices_used() > MAX_SLICES_KEPT),
         ways_out: !tuning.count_moves,
         watch_by_default: tuning.watch_keys.is_none(),
         mirror_rank: (0..geo.square_count() as Sq)
