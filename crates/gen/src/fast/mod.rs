@@ -29,6 +29,7 @@
 //! | [`ep`], `en_passant` | en-passant positions: their numbering, their values |
 //! | `recode`, [`rebase`] | giving the watch codes up or taking them up, rebasing depths beyond a byte |
 //! | [`convert`] | the work table to the stored index and back |
+//! | `index_walk` | a king pair's entries in the order of the stored index, and the slots that hold them |
 //!
 //! The modules that extend `Core` (the state of one build) import the core's names from here
 //! with `use super::*`: they are parts of one type, split by idea.
@@ -117,6 +118,7 @@ mod counting;
 mod en_passant;
 mod exits;
 mod forward;
+mod index_walk;
 mod init;
 mod parents;
 mod part_store;

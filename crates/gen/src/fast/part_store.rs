@@ -18,8 +18,9 @@
 
 use super::cells::Cells;
 use super::codes::WorkCodes;
-use super::convert::{colex_rank, group_fields, GroupFilter, PairWalk, Stretch};
+use super::index_walk::{colex_rank, group_fields, GroupFilter, PairWalk, Stretch};
 use super::layout::Layout;
+use super::words::punch_hole;
 use rayon::prelude::*;
 use retro_engine::index::GroupField;
 use retro_engine::{Geometry, Indexer, Sq};
@@ -259,10 +260,7 @@ impl PartStore {
             for (part, released) in parts.iter().zip(&mut released) {
                 let end = part.offsets[last] / PAGE * PAGE;
                 if end > *released {
-                    let flags = rustix::fs::FallocateFlags::PUNCH_HOLE
-                        | rustix::fs::FallocateFlags::KEEP_SIZE;
-                    // Where holes cannot be punched the bytes stay until the store goes.
-                    let _ = rustix::fs::fallocate(&self.file, flags, *released, end - *released);
+                    punch_hole(&self.file, *released, end);
                     *released = end;
                 }
             }

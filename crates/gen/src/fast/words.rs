@@ -22,6 +22,16 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
+/// Gives bytes `first..end` of `file` back to the disk, a hole punched in it (they read 0
+/// afterwards); where the file system cannot punch holes, they stay until the file goes.
+/// `first` and `end` are page-aligned, or the bytes of the pages they cut are zeroed too.
+pub(super) fn punch_hole(file: &std::fs::File, first: u64, end: u64) {
+    let flags = rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE;
+    if first < end {
+        let _ = rustix::fs::fallocate(file, flags, first, end - first);
+    }
+}
+
 /// A fixed-length, zero-initialised array of 64-bit words, shared between threads.
 pub struct Words {
     /// The address of the first word (kept as a number so that the type stays `Send` and
@@ -82,38 +92,25 @@ impl Words {
         }
         let file = tempfile::tempfile_in(dir)?;
         file.set_len(bytes as u64)?;
-        // A sparse file would meet a full disk when a page is first written back, as a fault
-        // in whichever thread touched it; reserved blocks meet it here.
-        for range in used {
-            let (first, end) = (
-                range.start.min(len) as u64 * 8,
-                range.end.min(len) as u64 * 8,
-            );
-            if first >= end {
-                continue;
-            }
-            let flags = rustix::fs::FallocateFlags::KEEP_SIZE;
-            match rustix::fs::fallocate(&file, flags, first, end - first) {
-                Ok(()) => {}
-                // A file system that cannot reserve blocks leaves the file sparse.
-                Err(e) if e == rustix::io::Errno::OPNOTSUPP => break,
-                Err(e) => return Err(e.into()),
-            }
-        }
         #[allow(unsafe_code)]
         // SAFETY: the file is unnamed and private to this process (no other mapping or writer
         // can change it under the mapping), and its length is `bytes`.
         let map = unsafe { memmap2::MmapOptions::new().len(bytes).map_mut(&file)? };
-        Ok(Words {
+        let words = Words {
             base: map.as_ptr() as usize,
             len,
             _storage: Storage::File(map, file),
-        })
+        };
+        for range in used {
+            words.reserve(range.start, range.end)?;
+        }
+        Ok(words)
     }
 
     /// Where the words are kept in a scratch file: reserves its blocks for words
     /// `first..end`, so that a full disk is an error now rather than a fault when a page of
-    /// them is first written back. Elsewhere it does nothing.
+    /// them is first written back (a sparse file would meet it then, in whichever thread
+    /// touched the page). Elsewhere it does nothing.
     pub fn reserve(&self, first: usize, end: usize) -> std::io::Result<()> {
         let Storage::File(_, file) = &self._storage else {
             return Ok(());
@@ -148,9 +145,7 @@ impl Words {
         let _ = unsafe {
             map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
         };
-        let flags = rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE;
-        // Where holes cannot be punched the bytes stay on disk until the file goes.
-        let _ = rustix::fs::fallocate(file, flags, from as u64, (to - from) as u64);
+        punch_hole(file, from as u64, to as u64);
     }
 
     /// Whether the words are kept in a scratch file ([`Words::zeroed_in_file`]).
