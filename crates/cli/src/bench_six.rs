@@ -6,6 +6,7 @@
 //! from the peer's as measured (the suite fails instead).
 
 use crate::bench::{link_tables, material_args, median, run_retro, run_timed, spread};
+use crate::syzygy::{swapped_name, syzygy_counts, Counts};
 use anyhow::{anyhow, bail, Context, Result};
 use retro_engine::Material;
 use retro_rules::Board;
@@ -36,14 +37,6 @@ pub struct SixOptions {
     pub board: Board,
     /// The Syzygy generator, if it runs beside.
     pub peer: Option<SixPeer>,
-}
-
-/// Win/draw/loss counts of one side to move, positions up to symmetry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Counts {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
 }
 
 /// One program's run: wall-clock seconds and peak resident memory.
@@ -92,42 +85,6 @@ fn run_sampled(command: &mut Command, what: &str) -> Result<Timed> {
     })
 }
 
-/// The counts of the Syzygy generator's statistics file (`rtbgen -s`), White to move then
-/// Black to move; cursed wins count as wins and blessed losses as losses (the fifty-move rule
-/// set aside, as depth to mate does).
-pub fn syzygy_counts(text: &str) -> Result<[Counts; 2]> {
-    let mut sides = [Counts::default(); 2];
-    let mut side = None;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with("White to move") {
-            side = Some(0);
-        } else if line.starts_with("Black to move") {
-            side = Some(1);
-        }
-        let Some(rest) = line.strip_suffix('.') else {
-            continue;
-        };
-        let Some((number, what)) = rest.split_once(" positions are ") else {
-            continue;
-        };
-        let Ok(number) = number.trim().parse::<u64>() else {
-            continue;
-        };
-        let x = side.ok_or_else(|| anyhow!("a count before the side to move: `{line}`"))?;
-        match what {
-            "wins" | "cursed wins" => sides[x].wins += number,
-            "draws" => sides[x].draws += number,
-            "losses" | "cursed losses" => sides[x].losses += number,
-            other => bail!("an unknown kind of position in the statistics: `{other}`"),
-        }
-    }
-    if side != Some(1) {
-        bail!("the statistics name no Black to move section");
-    }
-    Ok(sides)
-}
-
 /// Our counts, from `retro stats MATERIAL --format json` of the table built, with the stats
 /// themselves (the longest win and loss, their positions, the counts by depth).
 fn retro_counts(material: Material, board: Board, dir: &Path) -> Result<([Counts; 2], Value)> {
@@ -160,15 +117,6 @@ fn retro_counts(material: Material, board: Board, dir: &Path) -> Result<([Counts
     };
     let counts = [side("white_to_move")?, side("black_to_move")?];
     Ok((counts, table.clone()))
-}
-
-/// The Syzygy name of a material with the sides exchanged (`KNNvKR` for `KRvKNN`).
-fn swapped_name(material: Material) -> String {
-    let name = material.to_string();
-    match name.split_once('v') {
-        Some((white, black)) => format!("{black}v{white}"),
-        None => name,
-    }
 }
 
 impl SixPeer {
@@ -370,48 +318,4 @@ pub fn six_suite(
     Ok(
         json!({ "suite": "six", "what": "six-man pawnless tables, their smaller tables linked from --tables", "results": results }),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The statistics of `rtbgen -s` as it writes them (KQvK, from the Syzygy generator).
-    #[test]
-    fn syzygy_statistics_are_read() {
-        let text = "########## KQvK ##########\n\nWhite to move:\n\n2448 positions win in 1 ply.\n\n18081 positions are wins.\n0 positions are draws.\n0 positions are losses.\n\n\nBlack to move:\n\n\n0 positions are wins.\n2896 positions are draws.\n25160 positions are losses.\n\n46 positions lose in 0 ply.\n";
-        let counts = syzygy_counts(text).unwrap();
-        assert_eq!(
-            counts,
-            [
-                Counts {
-                    wins: 18081,
-                    draws: 0,
-                    losses: 0
-                },
-                Counts {
-                    wins: 0,
-                    draws: 2896,
-                    losses: 25160
-                }
-            ]
-        );
-        let cursed = "White to move:\n10 positions are wins.\n3 positions are cursed wins.\n5 positions are draws.\n2 positions are cursed losses.\n1 positions are losses.\nBlack to move:\n4 positions are draws.\n";
-        let counts = syzygy_counts(cursed).unwrap();
-        assert_eq!(
-            counts[0],
-            Counts {
-                wins: 13,
-                draws: 5,
-                losses: 3
-            }
-        );
-        assert!(syzygy_counts("White to move:\n1 positions are odd.\n").is_err());
-        assert!(syzygy_counts("nothing").is_err());
-    }
-
-    #[test]
-    fn names_swap_sides() {
-        assert_eq!(swapped_name(Material::parse("KRvKNN").unwrap()), "KNNvKR");
-    }
 }

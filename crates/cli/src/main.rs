@@ -18,6 +18,7 @@ mod prove;
 mod show;
 mod strategy;
 mod support;
+mod syzygy;
 mod tables;
 mod verify;
 
@@ -193,6 +194,12 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: tables::StatsFormat,
+        /// The Syzygy generator's statistics file of the one material named (`rtbgen -s` or
+        /// `rtbgenp -s` writes MATERIAL.txt): fail unless the win/draw/loss counts of both
+        /// sides to move, positions up to symmetry, equal its (cursed wins counted as wins,
+        /// blessed losses as losses).
+        #[arg(long, value_name = "FILE")]
+        syzygy_stats: Option<PathBuf>,
     },
     /// Build every 3- and 4-man pawnless table on 8x8, verify them against the natural model,
     /// and print Hurd's Table 1 beside the paper's values.
@@ -664,7 +671,8 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             board,
             dir,
             format,
-        } => tables::stats(&materials, board, dir, format),
+            syzygy_stats,
+        } => tables::stats(&materials, board, dir, format, syzygy_stats.as_deref()),
         Command::Strategy { command } => match command {
             StrategyCommand::Krk {
                 board,

@@ -169,6 +169,11 @@ impl Observer for Bars {
             }
         });
     }
+
+    /// On standard error, `--quiet` or not: it is about the run, not its progress.
+    fn notice(&self, text: &str) {
+        self.multi.suspend(|| eprintln!("note: {text}"));
+    }
 }
 
 /// The peak resident memory of this process, in MiB (Linux), if known.

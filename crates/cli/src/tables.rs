@@ -12,7 +12,7 @@ use retro_tablebase::probe::describe;
 use retro_tablebase::report::{move_result, numbered, pgn_text, probe_json, stats_json};
 use retro_tablebase::stats::{material_stats, MaterialStats};
 use retro_tablebase::{table1, Tablebase};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn parse_materials(names: &[String]) -> Result<Vec<Material>> {
@@ -155,7 +155,15 @@ pub fn stats(
     board: Board,
     dir: Option<PathBuf>,
     format: StatsFormat,
+    syzygy_stats: Option<&Path>,
 ) -> Result<ExitCode> {
+    if syzygy_stats.is_some() && materials.len() != 1 {
+        bail!("--syzygy-stats compares one table: name exactly one material");
+    }
+    // Read before the table is counted, which may take minutes.
+    let peer = syzygy_stats
+        .map(|path| crate::syzygy::read_stats(path).map(|stats| (path, stats)))
+        .transpose()?;
     let dir = tables_dir(dir);
     let materials = if materials.is_empty() {
         tables_in(&dir, board)?
@@ -186,7 +194,54 @@ pub fn stats(
         ),
         StatsFormat::Table => print!("{}", stats_table(&all, board)),
     }
+    if let (Some((path, peer)), [ours]) = (peer, all.as_slice()) {
+        compare_with_syzygy(ours, &peer, path)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Fails unless the counts of `ours`, positions up to symmetry, equal those of the Syzygy
+/// generator's statistics `peer` (read from `path`); says so on standard error when they do.
+fn compare_with_syzygy(
+    ours: &MaterialStats,
+    peer: &crate::syzygy::SyzygyStats,
+    path: &Path,
+) -> Result<()> {
+    let theirs = peer
+        .counts_of(ours.material)
+        .with_context(|| format!("comparing with {}", path.display()))?;
+    let counts = Side::ALL.map(|stm| {
+        let s = ours.side(stm);
+        crate::syzygy::Counts {
+            wins: s.win.unique,
+            draws: s.draw.unique,
+            losses: s.loss.unique,
+        }
+    });
+    let show = |c: &crate::syzygy::Counts| {
+        format!("{} wins, {} draws, {} losses", c.wins, c.draws, c.losses)
+    };
+    if counts != theirs {
+        bail!(
+            "{}: the counts differ from the Syzygy generator's in {}: White to move {} here, \
+             {} there; Black to move {} here, {} there",
+            ours.material,
+            path.display(),
+            show(&counts[0]),
+            show(&theirs[0]),
+            show(&counts[1]),
+            show(&theirs[1]),
+        );
+    }
+    eprintln!(
+        "{}: counts equal to the Syzygy generator's in {} (positions up to symmetry): White to \
+         move {}; Black to move {}",
+        ours.material,
+        path.display(),
+        show(&counts[0]),
+        show(&counts[1]),
+    );
+    Ok(())
 }
 
 fn by_plies_text(s: &retro_tablebase::stats::SideStats, raw: bool) -> String {

@@ -580,3 +580,68 @@ fn six_man_tables_build_verify_and_probe() {
     let out = retro(&["oracle", "check", oracle.to_str().unwrap(), "--dir", path]);
     assert!(out.status.success(), "{}", all_output(&out));
 }
+
+/// `retro stats --syzygy-stats` against the Syzygy generator's own statistics of KQvKR
+/// (`rtbgen -s`, in `tests/syzygy/`): equal counts pass; one count changed, or the statistics
+/// of another table, fail naming what differs.
+#[test]
+fn stats_compare_with_the_syzygy_generators_statistics() {
+    let peer = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/syzygy/KQvKR.txt");
+    let peer_arg = peer.to_str().unwrap();
+    let out = retro(&["stats", "KQvKR", "--dir", dir(), "--syzygy-stats", peer_arg]);
+    assert!(out.status.success(), "{}", stderr_text(&out));
+    assert!(
+        stderr_text(&out).contains("counts equal to the Syzygy generator's"),
+        "{}",
+        stderr_text(&out)
+    );
+    let text = std::fs::read_to_string(&peer).unwrap();
+    let draws = text
+        .lines()
+        .find(|l| l.ends_with("positions are draws."))
+        .unwrap();
+    let count: u64 = draws.split_whitespace().next().unwrap().parse().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let changed = scratch.path().join("KQvKR.txt");
+    std::fs::write(
+        &changed,
+        text.replacen(draws, &format!("{} positions are draws.", count + 1), 1),
+    )
+    .unwrap();
+    let out = retro(&[
+        "stats",
+        "KQvKR",
+        "--dir",
+        dir(),
+        "--syzygy-stats",
+        changed.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("the counts differ"),
+        "{}",
+        stderr_text(&out)
+    );
+    let out = retro(&["stats", "KRvKN", "--dir", dir(), "--syzygy-stats", peer_arg]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("the statistics are of KQvKR, not KRvKN"),
+        "{}",
+        stderr_text(&out)
+    );
+    let out = retro(&[
+        "stats",
+        "KQvKR",
+        "KRvK",
+        "--dir",
+        dir(),
+        "--syzygy-stats",
+        peer_arg,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr_text(&out).contains("exactly one material"),
+        "{}",
+        stderr_text(&out)
+    );
+}

@@ -5,7 +5,7 @@
 //! Must never: compute a value itself (the cores in [`crate::fast`] and [`crate::reference`] do).
 
 use crate::ranks::{agree, OneRank, Ranks};
-use crate::{exit_targets, fast, BuildReport, CoreKind, GenError, Observer};
+use crate::{exit_targets, fast, BuildReport, CoreKind, DiskNeed, GenError, Observer};
 use retro_engine::{Geometry, Indexer, Material};
 use retro_format::{FormatError, Header, Table};
 use retro_rules::{Board, Piece, Side};
@@ -257,7 +257,7 @@ impl Builder {
         // The limit is each rank's, and may differ between machines.
         agree(ranks, fits, targets)?;
         let checked_disk = match lead {
-            true => self.check_disk(&plan, &kept, targets),
+            true => self.check_disk(&plan, &kept, targets, observer),
             false => Ok(()),
         };
         agree(ranks, checked_disk, targets)?;
@@ -367,36 +367,50 @@ impl Builder {
     /// Refuses a run whose tables to build (those of `plan` not in `kept`) and the largest of
     /// their scratch files would not fit the disk of the tables directory
     /// ([`crate::disk_needed`]); a directory whose free space cannot be read is not checked.
+    /// Where they fit but would not if the deepest of them had mates longer than a byte holds
+    /// ([`crate::DiskNeed::deep`]), `observer` is told so, with the figure, before any work.
     fn check_disk<T>(
         &self,
         plan: &[Material],
         kept: &BTreeMap<Material, T>,
         targets: &[Material],
+        observer: &dyn Observer,
     ) -> Result<(), GenError> {
         let Ok(stats) = rustix::fs::statvfs(&self.dir) else {
             return Ok(());
         };
         let available = stats.f_bavail.saturating_mul(stats.f_frsize);
-        let (mut tables, mut scratch) = (0u64, 0u64);
-        let mut largest = targets.first().copied();
-        for &material in plan.iter().filter(|m| !kept.contains_key(m)) {
-            let Some(need) = crate::disk_needed(&self.geo, material, self.core) else {
-                continue;
-            };
-            tables = tables.saturating_add(need.table);
-            if need.scratch > scratch {
-                (scratch, largest) = (need.scratch, Some(material));
-            }
-        }
-        let needed = tables.saturating_add(scratch);
-        match largest {
-            Some(material) if needed > available => Err(GenError::NotEnoughDisk {
+        let needs: Vec<(Material, DiskNeed)> = plan
+            .iter()
+            .filter(|m| !kept.contains_key(m))
+            .filter_map(|&m| Some((m, crate::disk_needed(&self.geo, m, self.core)?)))
+            .collect();
+        let verdict = disk_verdict(&needs, available, targets.first().copied());
+        match verdict {
+            DiskVerdict::Refused { material, needed } => Err(GenError::NotEnoughDisk {
                 material: material.to_string(),
                 dir: self.dir.clone(),
                 needed,
                 available,
             }),
-            _ => Ok(()),
+            DiskVerdict::FitsUnlessDeep {
+                needed,
+                material,
+                more,
+            } => {
+                observer.notice(&format!(
+                    "the run needs about {} of disk in {}, and {} are free there; if the mates \
+                     of {material} are longer than a byte holds (over 251 plies), it needs up \
+                     to {} more (its file at two bytes an entry, a snapshot of its work \
+                     table), and the build stops with an error when the disk is full",
+                    crate::memory::gib(needed),
+                    self.dir.display(),
+                    crate::memory::gib(available),
+                    crate::memory::gib(more),
+                ));
+                Ok(())
+            }
+            DiskVerdict::Fits => Ok(()),
         }
     }
 
@@ -536,4 +550,111 @@ impl Builder {
 /// How many pawns both sides have.
 fn pawn_count(material: &Material) -> usize {
     material.count(Side::White, Piece::Pawn) + material.count(Side::Black, Piece::Pawn)
+}
+
+/// What [`disk_verdict`] finds of a run's disk.
+#[derive(Debug, PartialEq, Eq)]
+enum DiskVerdict {
+    /// The tables and the largest scratch fit, even with the deepest table's [`DiskNeed::deep`].
+    Fits,
+    /// They fit as figured, but not if `material`'s mates pass a byte (`more` bytes further).
+    FitsUnlessDeep {
+        needed: u64,
+        material: Material,
+        more: u64,
+    },
+    /// They do not fit: `needed` bytes, the largest scratch being `material`'s.
+    Refused { material: Material, needed: u64 },
+}
+
+/// Judges a run that builds the tables of `needs` in turn on a disk with `available` bytes
+/// free: every table file stays, and one build's scratch is there at a time, so the run needs
+/// the tables' bytes and the largest scratch; a table deeper than a byte adds its
+/// [`DiskNeed::deep`], the largest of which is the risk reported. `target` names the run when
+/// no table has scratch.
+fn disk_verdict(
+    needs: &[(Material, DiskNeed)],
+    available: u64,
+    target: Option<Material>,
+) -> DiskVerdict {
+    let tables = needs
+        .iter()
+        .fold(0u64, |sum, (_, need)| sum.saturating_add(need.table));
+    let scratch = needs.iter().max_by_key(|(_, need)| need.scratch);
+    let needed = tables.saturating_add(scratch.map_or(0, |(_, need)| need.scratch));
+    let largest = match scratch {
+        Some(&(material, need)) if need.scratch > 0 => Some(material),
+        _ => target.or(needs.first().map(|&(material, _)| material)),
+    };
+    if needed > available {
+        if let Some(material) = largest {
+            return DiskVerdict::Refused { material, needed };
+        }
+    }
+    match needs.iter().max_by_key(|(_, need)| need.deep) {
+        Some(&(material, need)) if needed.saturating_add(need.deep) > available => {
+            DiskVerdict::FitsUnlessDeep {
+                needed,
+                material,
+                more: need.deep,
+            }
+        }
+        _ => DiskVerdict::Fits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need(table: u64, scratch: u64, deep: u64) -> DiskNeed {
+        DiskNeed {
+            table,
+            scratch,
+            deep,
+        }
+    }
+
+    fn m(name: &str) -> Material {
+        Material::parse(name).unwrap()
+    }
+
+    /// Every table stays and one scratch is there at a time: 10 + 20 + the larger scratch, 5.
+    #[test]
+    fn a_run_needs_its_tables_and_its_largest_scratch() {
+        let needs = [(m("KRvK"), need(10, 3, 12)), (m("KRPvKR"), need(20, 5, 25))];
+        assert_eq!(
+            disk_verdict(&needs, 34, Some(m("KRPvKR"))),
+            DiskVerdict::Refused {
+                material: m("KRPvKR"),
+                needed: 35
+            }
+        );
+        assert_eq!(
+            disk_verdict(&needs, 35 + 24, Some(m("KRPvKR"))),
+            DiskVerdict::FitsUnlessDeep {
+                needed: 35,
+                material: m("KRPvKR"),
+                more: 25
+            }
+        );
+        assert_eq!(
+            disk_verdict(&needs, 35 + 25, Some(m("KRPvKR"))),
+            DiskVerdict::Fits
+        );
+    }
+
+    /// Without scratch, a run that does not fit is named after its target.
+    #[test]
+    fn a_run_without_scratch_is_refused_by_its_target() {
+        let needs = [(m("KQvK"), need(8, 0, 8)), (m("KQvKR"), need(9, 0, 9))];
+        assert_eq!(
+            disk_verdict(&needs, 16, Some(m("KQvKR"))),
+            DiskVerdict::Refused {
+                material: m("KQvKR"),
+                needed: 17
+            }
+        );
+        assert_eq!(disk_verdict(&[], 0, None), DiskVerdict::Fits);
+    }
 }

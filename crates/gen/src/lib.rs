@@ -162,6 +162,9 @@ pub trait Observer: Sync {
     fn depth_passed(&self, _depth: u32, _found: u64) {}
     /// A table is written (or was already there); the builders only.
     fn finished(&self, _report: &BuildReport) {}
+    /// Something the person running the work should know before it goes on: a risk, not an
+    /// error (the disk a build may need beyond its figure, [`Builder`]'s check of the disk).
+    fn notice(&self, _text: &str) {}
 }
 
 /// An observer that ignores everything.

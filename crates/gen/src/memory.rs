@@ -204,18 +204,33 @@ pub struct DiskNeed {
     /// beside the parts it has stored for the table file (which the table file takes the place
     /// of at the end), and the larger smaller tables it keeps in files.
     pub scratch: u64,
+    /// What more the build writes if its mates turn out longer than a byte holds (which only
+    /// the build finds out): the table file's second byte an entry and side, and the first
+    /// snapshot of its work tables, a byte a written slot and side, kept until the file is
+    /// written (`fast::rebase`; a sliced table that deep is built again whole, so its figure
+    /// is the whole layout's).
+    pub deep: u64,
 }
 
 /// The disk building `material`'s table on `geo`'s board with `core` writes ([`DiskNeed`]);
-/// `None` if the table cannot be indexed at all. The snapshots of a rebase (tables deeper
-/// than a byte holds, built whole) are not counted.
+/// `None` if the table cannot be indexed at all.
 pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<DiskNeed> {
     let table = 2 * Indexer::new(geo, material).ok()?.size();
+    // The reference core keeps no snapshots: its entries hold any depth.
+    let snapshot = match core {
+        CoreKind::Fast => Layout::new(geo, material).map_or(0, |whole| 2 * whole.slots_written()),
+        CoreKind::Reference => 0,
+    };
+    let deep = table + snapshot;
     let sliced = (core == CoreKind::Fast && material.is_canonical())
         .then(|| Layout::sliced(geo, material))
         .flatten();
     let Some(layout) = sliced else {
-        return Some(DiskNeed { table, scratch: 0 });
+        return Some(DiskNeed {
+            table,
+            scratch: 0,
+            deep,
+        });
     };
     // The tables read whole that `load_subtable` keeps in files.
     let kept_in_files = tables_read(geo, material, true)
@@ -228,7 +243,11 @@ pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option
         false => used,
     };
     let scratch = slices + kept_in_files.map(|read| read.bytes()).sum::<u64>();
-    Some(DiskNeed { table, scratch })
+    Some(DiskNeed {
+        table,
+        scratch,
+        deep,
+    })
 }
 
 /// The most a sliced build of `layout`'s table (`table` bytes, a byte an entry and side) that
@@ -291,6 +310,21 @@ mod tests {
         assert_eq!(indexer.king_pairs(), 462);
         let five = Layout::new(&geo, Material::parse("KRBvKR").unwrap()).unwrap();
         assert_eq!(five.slots_written(), five.size());
+    }
+
+    /// A table deeper than a byte writes its file again at two bytes an entry and keeps one
+    /// snapshot of its work tables: for a six-man pawnless table, a byte a side for each slot
+    /// of its 462 king pairs' blocks of 64⁴ slots. The reference core keeps no snapshot.
+    #[test]
+    fn a_deep_table_needs_its_second_byte_and_a_snapshot() {
+        let geo = Geometry::new(Board::STANDARD);
+        let krnknn = Material::parse("KRNvKNN").unwrap();
+        let entries = Indexer::new(&geo, krnknn).unwrap().size();
+        let fast = disk_needed(&geo, krnknn, CoreKind::Fast).unwrap();
+        assert_eq!(fast.table, 2 * entries);
+        assert_eq!(fast.deep, 2 * entries + 2 * 462 * 64u64.pow(4));
+        let reference = disk_needed(&geo, krnknn, CoreKind::Reference).unwrap();
+        assert_eq!(reference.deep, reference.table);
     }
 
     /// A table solved in slices holds a part at a time: its figure, smaller tables and all, is
