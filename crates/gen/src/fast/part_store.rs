@@ -57,6 +57,8 @@ pub(super) struct PartStore {
     end: u64,
     /// By slice of the layout, the part it belongs to.
     part_of_slice: Vec<u32>,
+    /// By part, its slices' numbers.
+    groups: Vec<Vec<u64>>,
     /// The slots of a slice.
     block: u64,
     /// By part, in the order they were stored.
@@ -90,6 +92,7 @@ impl PartStore {
             dir: dir.to_path_buf(),
             end: 0,
             part_of_slice,
+            groups: groups.to_vec(),
             block: layout.size() / layout.slices_count().max(1) as u64,
             parts: groups.iter().map(|_| None).collect(),
         })
@@ -117,9 +120,7 @@ impl PartStore {
         let tasks = 2 * indexer.king_pairs();
         let mut offsets = Vec::with_capacity(tasks + 1);
         let part = p as u32;
-        let slices: Vec<u64> = (0..self.part_of_slice.len() as u64)
-            .filter(|&number| self.part_of_slice[number as usize] == part)
-            .collect();
+        let slices = &self.groups[p];
         // Read a run at a time, only the placements of the part's pawns are walked: there the
         // index's group of pawns (the men a slice is made by) stands where the layout's does.
         let filter = groups
@@ -128,7 +129,7 @@ impl PartStore {
             .enumerate()
             .find_map(|(group, field)| {
                 let mut allowed: Vec<(u64, Vec<Sq>)> = (field.piece == Piece::Pawn)
-                    .then_some(&slices)?
+                    .then_some(slices)?
                     .iter()
                     .map(|&number| {
                         let pawns = layout.slice_squares(number);

@@ -154,23 +154,18 @@ fn solve<const N: usize>(
     let mut core = Core::<N>::new(parts, first_codes, mode, plan.chunk_end.len(), paging)?;
     // There, a table whose slices take much disk stores each part once solved and releases
     // the slices no later part reads (`part_store`).
+    // With it: by part, the slices released once the part is stored; and the stored index.
     let failed = |e: retro_format::FormatError| Declined::Failed(e.into());
-    let mut store = match paging {
-        Some(dir) if parts.store_parts => {
-            Some(PartStore::new(dir, layout, &plan.groups).map_err(failed)?)
-        }
-        _ => None,
-    };
-    let released = match store {
-        Some(_) => layout.slices_released(&plan.groups),
-        None => Vec::new(),
-    };
-    let indexer = match store {
-        Some(_) => Some(
-            retro_engine::Indexer::new(parts.geo, parts.material)
-                .map_err(|_| Declined::Unsupported)?,
+    let (mut store, released, indexer) = match paging {
+        Some(dir) if parts.store_parts => (
+            Some(PartStore::new(dir, layout, &plan.groups).map_err(failed)?),
+            layout.slices_released(&plan.groups),
+            Some(
+                retro_engine::Indexer::new(parts.geo, parts.material)
+                    .map_err(|_| Declined::Unsupported)?,
+            ),
         ),
-        None => None,
+        _ => (None, Vec::new(), None),
     };
     // By side to move, the chunks that may hold a slot undecided or decided deeper than the
     // current pass (cleared by the passes that pull wins, [`Core::pull_wins`]).
