@@ -383,7 +383,7 @@ impl Builder {
         let needs: Vec<(Material, DiskNeed)> = plan
             .iter()
             .filter(|m| !kept.contains_key(m))
-            .filter_map(|&m| Some((m, crate::disk_needed(&self.geo, m, self.core)?)))
+            .filter_map(|&m| Some((m, self.disk_needed(m)?)))
             .collect();
         let verdict = disk_verdict(&needs, available, targets.first().copied());
         match verdict {
@@ -412,6 +412,28 @@ impl Builder {
             }
             DiskVerdict::Fits => Ok(()),
         }
+    }
+
+    /// [`crate::disk_needed`] for `material` as this builder builds it: a table solved in slices
+    /// goes deeper than a byte only by being built again whole ([`Builder::build_checked`]),
+    /// which the memory limit refuses where that build does not fit it, so then it has no
+    /// deeper figure.
+    fn disk_needed(&self, material: Material) -> Option<DiskNeed> {
+        let mut need = crate::disk_needed(&self.geo, material, self.core)?;
+        let whole_refused = self.core == CoreKind::Fast
+            && material.is_canonical()
+            && fast::layout::Layout::sliced(&self.geo, material).is_some()
+            && match (
+                crate::memory::whole_bytes(&self.geo, material),
+                self.memory_limit,
+            ) {
+                (Some(needed), Some(limit)) => needed > limit,
+                _ => false,
+            };
+        if whole_refused {
+            need.deep = 0;
+        }
+        Some(need)
     }
 
     /// The header of the table `indexer` numbers, whose longest mate takes `max_plies`.
@@ -642,6 +664,29 @@ mod tests {
             disk_verdict(&needs, 35 + 25, Some(m("KRPvKR"))),
             DiskVerdict::Fits
         );
+    }
+
+    /// A table solved in slices goes deeper than a byte only built whole: where the memory
+    /// limit refuses that (KRRPvKR whole needs far more than 24 GiB), it has no deeper figure;
+    /// a pawnless table keeps its own.
+    #[test]
+    fn a_sliced_table_too_large_to_build_whole_has_no_deeper_figure() {
+        let builder = Builder::new(Board::STANDARD, "unused");
+        let krrpkr = m("KRRPvKR");
+        let unlimited = builder.disk_needed(krrpkr).unwrap();
+        assert_eq!(
+            unlimited,
+            crate::disk_needed(&builder.geo, krrpkr, CoreKind::Fast).unwrap()
+        );
+        assert!(unlimited.deep > unlimited.table);
+        let limited = builder.with_memory_limit(Some(24 << 30));
+        let need = limited.disk_needed(krrpkr).unwrap();
+        assert_eq!(
+            (need.table, need.scratch, need.deep),
+            (unlimited.table, unlimited.scratch, 0)
+        );
+        let krnknn = m("KRNvKNN");
+        assert!(limited.disk_needed(krnknn).unwrap().deep > 0);
     }
 
     /// Without scratch, a run that does not fit is named after its target.
