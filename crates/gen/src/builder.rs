@@ -346,15 +346,12 @@ impl Builder {
                     Err(fast::Declined::Failed(e)) => return Err(e),
                     Err(fast::Declined::TooDeep) if sliced && !whole => {
                         // Whole, the table needs more memory than its slices did.
-                        let needed = crate::memory::whole_bytes(&self.geo, material);
-                        if let (Some(needed), Some(limit)) = (needed, self.memory_limit) {
-                            if needed > limit {
-                                return Err(GenError::NotEnoughMemory {
-                                    material: material.to_string(),
-                                    needed,
-                                    limit,
-                                });
-                            }
+                        if let Some((needed, limit)) = self.whole_over_limit(material) {
+                            return Err(GenError::NotEnoughMemory {
+                                material: material.to_string(),
+                                needed,
+                                limit,
+                            });
                         }
                     }
                     Err(fast::Declined::Unsupported | fast::Declined::TooDeep) => break,
@@ -420,20 +417,21 @@ impl Builder {
     /// deeper figure.
     fn disk_needed(&self, material: Material) -> Option<DiskNeed> {
         let mut need = crate::disk_needed(&self.geo, material, self.core)?;
-        let whole_refused = self.core == CoreKind::Fast
+        let sliced = self.core == CoreKind::Fast
             && material.is_canonical()
-            && fast::layout::Layout::sliced(&self.geo, material).is_some()
-            && match (
-                crate::memory::whole_bytes(&self.geo, material),
-                self.memory_limit,
-            ) {
-                (Some(needed), Some(limit)) => needed > limit,
-                _ => false,
-            };
-        if whole_refused {
+            && fast::layout::Layout::sliced(&self.geo, material).is_some();
+        if sliced && self.whole_over_limit(material).is_some() {
             need.deep = 0;
         }
         Some(need)
+    }
+
+    /// The memory `material`'s table built whole by the fast core needs, and the limit, where
+    /// that is over the limit ([`crate::memory::whole_bytes`]).
+    fn whole_over_limit(&self, material: Material) -> Option<(u64, u64)> {
+        let needed = crate::memory::whole_bytes(&self.geo, material)?;
+        let limit = self.memory_limit?;
+        (needed > limit).then_some((needed, limit))
     }
 
     /// The header of the table `indexer` numbers, whose longest mate takes `max_plies`.
