@@ -417,9 +417,7 @@ impl Builder {
     /// deeper figure.
     fn disk_needed(&self, material: Material) -> Option<DiskNeed> {
         let mut need = crate::disk_needed(&self.geo, material, self.core)?;
-        let sliced = self.core == CoreKind::Fast
-            && material.is_canonical()
-            && fast::layout::Layout::sliced(&self.geo, material).is_some();
+        let sliced = crate::memory::sliced_layout(&self.geo, material, self.core).is_some();
         if sliced && self.whole_over_limit(material).is_some() {
             need.deep = 0;
         }

@@ -212,6 +212,14 @@ pub struct DiskNeed {
     pub deep: u64,
 }
 
+/// The slices `core` solves `material`'s table on `geo`'s board in, if it does: the fast core,
+/// on a material in its own colours whose pawns make slices ([`Layout::sliced`]).
+pub(crate) fn sliced_layout(geo: &Geometry, material: Material, core: CoreKind) -> Option<Layout> {
+    (core == CoreKind::Fast && material.is_canonical())
+        .then(|| Layout::sliced(geo, material))
+        .flatten()
+}
+
 /// The disk building `material`'s table on `geo`'s board with `core` writes ([`DiskNeed`]);
 /// `None` if the table cannot be indexed at all.
 pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<DiskNeed> {
@@ -222,10 +230,7 @@ pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option
         CoreKind::Reference => 0,
     };
     let deep = table + snapshot;
-    let sliced = (core == CoreKind::Fast && material.is_canonical())
-        .then(|| Layout::sliced(geo, material))
-        .flatten();
-    let Some(layout) = sliced else {
+    let Some(layout) = sliced_layout(geo, material, core) else {
         return Some(DiskNeed {
             table,
             scratch: 0,
