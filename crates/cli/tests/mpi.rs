@@ -5,8 +5,7 @@
 //! The `retro` these tests run is built with `--features mpi` into its own target directory
 //! (`target/mpi`), after Debian's Open MPI and clang (for rsmpi's bindings) are installed with
 //! apt-get when missing, so the test command needs no preparation on a fresh machine (as
-//! root, as CI runs). The longer check, a five-man table over two ranks, is
-//! `cargo test --release -p retro-cli --test mpi -- --ignored`.
+//! root, as CI runs). A five-man table over two ranks is among them.
 
 mod common;
 
@@ -258,7 +257,6 @@ fn a_wrong_flag_and_a_retro_without_mpi_say_what_is_wrong() {
 }
 
 #[test]
-#[ignore = "a five-man table over two ranks: minutes (README, longer checks)"]
 fn a_five_man_table_over_two_ranks_is_the_one_process_file() {
     let single = tempfile::tempdir().unwrap();
     one_process(single.path(), "8x8", &["KQRvKR"]);
