@@ -446,6 +446,28 @@ fn fast_core_equals_reference_core_with_six_men() {
     cores_agree((4, 4), &["KBBNvK"]);
 }
 
+/// Materials whose sides have the same men: Black's passes mirrored from White's (the
+/// default) and made in full ([`fast::Tuning::no_mirror`]) both give the reference core's
+/// files. Odd and square boards (kings on a shared line or diagonal: positions of two slots),
+/// every kind of piece, identical men on both sides, and six men with the hints shared.
+#[test]
+fn fast_core_mirroring_black_equals_reference_core() {
+    [false, true].into_par_iter().for_each(|no_mirror| {
+        let tuning = fast::Tuning {
+            no_mirror,
+            ..fast::Tuning::default()
+        };
+        cores_agree_tuned((5, 5), &["KRvKR", "KBvKB", "KNvKN", "KQvKQ"], tuning);
+        cores_agree_tuned((3, 5), &["KQvKQ", "KRvKR"], tuning);
+        cores_agree_tuned((4, 4), &["KBNvKBN", "KRRvKRR"], tuning);
+        let shared = fast::Tuning {
+            shared_win_hints: true,
+            ..tuning
+        };
+        cores_agree_tuned((4, 5), &["KQRvKQR"], shared);
+    });
+}
+
 /// The fast core against the reference core, tuned as `base` but for the watch codes (its odd
 /// passes counting moves or not: [`fast::Tuning::count_moves`]), in the cases their losses
 /// are found in: odd and square boards, whose kings may share the diagonal (a king's move into
@@ -594,6 +616,7 @@ fn a_whole_table_whose_exits_may_lie_too_deep_for_watching_takes_the_watch_codes
             shared_win_hints: false,
             count_moves: false,
             store_parts: false,
+            no_mirror: false,
         };
         let phases = cores_agree_tuned((5, 5), &["KQvKP"], tuning);
         assert_one_attempt(&phases, &format!("{watch} watch codes"));
@@ -653,9 +676,10 @@ fn rebased_depths_come_back_exact() {
                 shared_win_hints: span == 9,
                 count_moves: false,
                 store_parts: span == 5,
+                no_mirror: false,
             };
             cores_agree_tuned((4, 5), &["KPvKP", "KRPvKP", "KQvKR"], tuning);
-            cores_agree_tuned((5, 5), &["KRvK", "KBNvK"], tuning);
+            cores_agree_tuned((5, 5), &["KRvK", "KBNvK", "KRvKR"], tuning);
         });
 }
 

@@ -203,6 +203,7 @@ impl<const N: usize> Core<'_, N> {
         let (longest, exits) = self.longest_with_exits(&p, &attacks, x, depth);
         if may_have_none && !exits && !self.has_quiet_move(&p, x) {
             self.settle(x, slot);
+            self.log_for_mirror(slot);
             return;
         }
         let Some(longest) = longest else {
@@ -210,10 +211,14 @@ impl<const N: usize> Core<'_, N> {
             // this is not reached; were it, the forward check would decide the slot.
             self.cells[x].set(slot, CANDIDATE);
             self.mark_present(x, slot, CANDIDATE);
+            self.log_for_mirror(slot);
             return;
         };
         if let Some(code) = self.store_loss(x, slot, longest) {
             self.count_losses(x, code, 1);
+            if self.codes.plies(code) != Some(depth + 1) {
+                self.log_for_mirror(slot);
+            }
         }
     }
 }

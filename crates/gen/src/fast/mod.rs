@@ -24,6 +24,7 @@
 //! | `wins` | even passes: wins pushed from losses, or pulled by the parents |
 //! | `forward`, `counting`, `ways_out` | odd passes: losses found by forward checks, by counting moves, by ways out |
 //! | `store` | storing values, the chunks and their code sets, counts of losses |
+//! | `mirror` | materials whose sides have the same men: Black's passes as the mirror of White's |
 //! | `slices` | pawn slices and pushes |
 //! | `part_store` | a sliced table's solved parts in the order of the stored index, until its body is written |
 //! | [`ep`], `en_passant` | en-passant positions: their numbering, their values |
@@ -120,6 +121,7 @@ mod exits;
 mod forward;
 mod index_walk;
 mod init;
+mod mirror;
 mod parents;
 mod part_store;
 mod recode;
@@ -262,6 +264,11 @@ struct Core<'a, const N: usize> {
     /// Sliced: by chunk, whether its part has been started (the chunks of parts not yet
     /// started hold only undecided slots, which no change of encoding touches).
     started: Vec<bool>,
+    /// Whether Black's passes are the mirror image of White's (`mirror`).
+    mirrored: bool,
+    /// Where Black's passes are mirrored: the slots with Black to move that White's pass of
+    /// the current depth left other than a value of the next depth (`mirror`).
+    mirror_log: std::sync::Mutex<Vec<u64>>,
 }
 
 /// How the fast core spends its work byte; tests change it to reach paths that 8×8 tables
@@ -290,6 +297,9 @@ pub struct Tuning {
     /// reads, as a table whose slices take more than [`MAX_SLICES_KEPT`] bytes does
     /// (`part_store`).
     pub store_parts: bool,
+    /// Make the passes of both sides to move where the two sides have the same men, rather
+    /// than those of Black to move as the mirror image of White's (`mirror`).
+    pub no_mirror: bool,
 }
 
 /// The most bytes of slices a sliced build keeps on disk until it writes its body from them
@@ -396,6 +406,9 @@ fn build_in(
         mirror_rank: (0..geo.square_count() as Sq)
             .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
             .collect(),
+        colour_swap: (!tuning.no_mirror)
+            .then(|| mirror::colour_swap(&men))
+            .flatten(),
     };
     // Watching costs a code per square, taken from the depths a byte can hold: a table
     // deeper than what is left gives the watch codes up when it reaches that depth, or after
@@ -461,6 +474,10 @@ struct Parts<'a> {
     /// table that finds its losses by ways out starts without them.
     watch_by_default: bool,
     mirror_rank: Vec<Sq>,
+    /// Where the two sides have the same men and no pawns, and [`Tuning::no_mirror`] is not
+    /// asked for: by man, the man of the other side that takes its place when the colours are
+    /// exchanged (`mirror`).
+    colour_swap: Option<[usize; MAX_MEN]>,
 }
 
 fn is_slider(piece: Piece) -> bool {

@@ -12,7 +12,8 @@
 //! ([`super::forward`], [`super::counting`], [`super::ways_out`]). Values stored before their
 //! depth (capture wins and losses) are met by the pass of their depth like any other; the
 //! iteration ends when a pass finds nothing and no stored value lies deeper. Undecided slots
-//! are draws.
+//! are draws. Where the two sides have the same men (KQRvKQR), Black's half of each pass is
+//! the mirror image of White's, stored without un-moving (`super::mirror`).
 
 use super::part_store::PartStore;
 use super::*;
@@ -47,6 +48,8 @@ struct Mode {
     hinted: bool,
     /// Whether `may_win` is folded into `not_won` ([`Core::shared_win_hints`]).
     shared_win_hints: bool,
+    /// Whether Black's passes are the mirror image of White's (`super::mirror`).
+    mirrored: bool,
 }
 
 impl Mode {
@@ -70,6 +73,11 @@ impl Mode {
             search,
             hinted,
             shared_win_hints: search == LossSearch::WaysOut && parts.shared_win_hints,
+            // Only the ways out store nothing but the slots the mirror step follows.
+            mirrored: parts.colour_swap.is_some()
+                && search == LossSearch::WaysOut
+                && !sliced
+                && no_ep,
         }
     }
 }
@@ -321,6 +329,8 @@ impl<'a, const N: usize> Core<'a, N> {
             }),
             presence: [presence_sets(chunks), presence_sets(chunks)],
             started: vec![false; chunks],
+            mirrored: mode.mirrored,
+            mirror_log: std::sync::Mutex::new(Vec::new()),
             too_deep: AtomicBool::new(false),
             deepest: AtomicU32::new(0),
             exit_loss: AtomicU32::new(0),
@@ -517,7 +527,9 @@ impl<'a, const N: usize> Core<'a, N> {
                 let open_slots = legal[y].saturating_sub(met_before[y] + losses[y][0]);
                 let [slots, positions] = losses[x];
                 if open_slots * 2 < slots + positions {
-                    self.pull_wins(y, depth + 1, &open[y], part, chunk_end);
+                    if !self.mirrored_half(x) {
+                        self.pull_wins(y, depth + 1, &open[y], part, chunk_end);
+                    }
                     if let Some(observer) = progress {
                         observer.progressed(slots + positions);
                     }
@@ -532,6 +544,9 @@ impl<'a, const N: usize> Core<'a, N> {
             }
             found += side_found;
             met[x] += slots_found;
+        }
+        if self.mirrored {
+            self.mirror_stores(depth, part);
         }
         found
     }
@@ -557,8 +572,14 @@ impl<'a, const N: usize> Core<'a, N> {
     /// the slots met and, with them, the en-passant positions met.
     fn push_from(&self, x: usize, depth: u32, part: &[usize], chunk_end: &[u64]) -> (u64, u64) {
         let code = self.codes.decided(depth);
+        let mirrored_half = self.mirrored_half(x);
         let visit = |node: Node| {
-            if depth % 2 == 0 {
+            if mirrored_half {
+                // Its parents are the mirror step's; its wins leave the ways out all the same.
+                if let (1, Node::Run { start, mask }) = (depth % 2, node) {
+                    self.not_won[x].remove_run(start, mask);
+                }
+            } else if depth % 2 == 0 {
                 self.mark_wins(node, x, depth + 1);
             } else {
                 self.mark_candidates(node, x, depth);
@@ -586,7 +607,7 @@ impl<'a, const N: usize> Core<'a, N> {
                 |slot| visit(Node::Slot(slot)),
             )
         };
-        if depth % 2 == 1 && self.search == LossSearch::WaysOut {
+        if depth % 2 == 1 && self.search == LossSearch::WaysOut && !mirrored_half {
             self.lose_without_ways_out(x, depth, part, chunk_end);
         }
         let mut side_found = slots_found;
