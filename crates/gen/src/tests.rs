@@ -667,7 +667,8 @@ fn rebased_depths_come_back_exact() {
             // Sliced tables among the promotions (KRPvKB) decline the rebases and are solved
             // whole after all (one tuning storing their parts until then). One tuning shares
             // the even passes' hints with the ways out, as a six-man table deeper than a byte
-            // (KRNvKNN) does.
+            // (KRNvKNN) does. KRvKR has its Black passes mirrored from White's across the
+            // rebases.
             let tuning = fast::Tuning {
                 watch_keys: watch,
                 rebase_span: Some(span),

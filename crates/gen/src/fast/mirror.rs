@@ -4,8 +4,9 @@
 //! Owns: the men exchanged by a change of colours ([`colour_swap`]), the slot of a position
 //! with colours exchanged (`Core::swapped_slot`), and the step that writes into White's table
 //! the mirror image of what a pass stored in Black's (`Core::mirror_stores`).
-//! Must never: find a value itself (it copies what White's half found); run where a pass stores anything it does not follow
-//! (it runs only where losses are found by ways out, without pawns, slices or en passant).
+//! Must never: find a value itself (it copies what White's half found); run where a pass
+//! stores anything it does not follow (it runs only where losses are found by ways out,
+//! without pawns, slices or en passant).
 //!
 //! # Why it is sound
 //!
@@ -62,6 +63,7 @@ impl<const N: usize> Core<'_, N> {
         let swap = self
             .shared
             .colour_swap
+            .as_ref()
             .expect("slots are swapped only where the sides have the same men");
         let sq: [Sq; N] = self.shared.layout.decode_array(slot);
         let mut swapped = [0 as Sq; N];

@@ -73,7 +73,8 @@ impl Mode {
             search,
             hinted,
             shared_win_hints: search == LossSearch::WaysOut && parts.shared_win_hints,
-            // Only the ways out store nothing but the slots the mirror step follows.
+            // Only where losses are found by ways out does a pass store nothing the mirror
+            // step misses.
             mirrored: parts.colour_swap.is_some()
                 && search == LossSearch::WaysOut
                 && !sliced
