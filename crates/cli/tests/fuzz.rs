@@ -1,13 +1,16 @@
 //! Fuzzing on stable Rust, with proptest: FEN texts, table files (raw and packed), oracle
-//! files, certificates, saved Freezer analyses, problem files and HTTP requests to every route
-//! of `retro serve` (paths, queries, methods, bodies), each drawn at random or mutated from the
+//! files, certificates, saved Freezer analyses, problem files, HTTP requests to every route
+//! of `retro serve` (paths, queries, methods, bodies), and builds and probes on boards of 1×1
+//! to 16×16 from a tables directory missing, empty, or holding other boards' or this board's
+//! tables, each drawn at random or mutated from the
 //! corpus kept in `tests/fuzz-corpus/` (and `examples/freezer/`, and files the `retro` binary
 //! writes). Property: no panic, no case longer than [`CASE_TIME`], and a clear error or an
 //! answer (the server: never a 500). Files with a checksum are fuzzed twice over: as mutated,
 //! and with the checksum made right again, so that the parser behind it is reached.
 //!
-//! `RETRO_FUZZ_CASES` sets the cases per target (256 in the test command); each target prints
-//! the cases it ran. A case that once failed goes into the corpus.
+//! `RETRO_FUZZ_CASES` sets the cases per target (256 in the test command), and
+//! `RETRO_FUZZ_BOARD_CASES` those of the boards-and-directories target, whose cases build
+//! tables; each target prints the cases it ran. A case that once failed goes into the corpus.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -82,9 +85,22 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
+/// The cases of the boards-and-directories target, whose cases build tables: `RETRO_FUZZ_BOARD_CASES`,
+/// else as many as the others.
+fn board_cases() -> u32 {
+    std::env::var("RETRO_FUZZ_BOARD_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(cases)
+}
+
 fn runner() -> TestRunner {
+    runner_of(cases())
+}
+
+fn runner_of(cases: u32) -> TestRunner {
     TestRunner::new(Config {
-        cases: cases(),
+        cases,
         failure_persistence: None,
         ..Config::default()
     })
@@ -508,5 +524,180 @@ fn saved_freezer_analyses_never_panic() {
         cases(),
         refused.get(),
         loaded.get()
+    );
+}
+
+/// The materials the boards-and-directories target builds and probes.
+const BOARD_MATERIALS: [&str; 5] = ["KvK", "KRvK", "KPvK", "KNvKP", "KQvKR"];
+
+/// The most entries a side a case of the boards-and-directories target builds (past it, the
+/// case works out the build's figures and probes, but builds nothing).
+const BUILT_ENTRIES: u64 = 40_000;
+
+/// A FEN of `files` × `ranks` with `material`'s men on the squares `picks` choose (the first
+/// free square from each pick), `black` to move, or `None` where the board is too small.
+fn placed_fen(
+    files: u8,
+    ranks: u8,
+    material: retro_engine::Material,
+    picks: &[u16],
+    black: bool,
+) -> Option<String> {
+    use retro_rules::{Piece, Side};
+    let count = usize::from(files) * usize::from(ranks);
+    let men = material.men();
+    if men.len() > count {
+        return None;
+    }
+    let mut board: Vec<Option<char>> = vec![None; count];
+    for (k, &(side, piece)) in men.iter().enumerate() {
+        let mut sq = usize::from(picks[k % picks.len()]) % count;
+        while board[sq].is_some() {
+            sq = (sq + 1) % count;
+        }
+        let letter = match piece {
+            Piece::King => 'k',
+            Piece::Queen => 'q',
+            Piece::Rook => 'r',
+            Piece::Bishop => 'b',
+            Piece::Knight => 'n',
+            Piece::Pawn => 'p',
+        };
+        board[sq] = Some(match side {
+            Side::White => letter.to_ascii_uppercase(),
+            Side::Black => letter,
+        });
+    }
+    let rows: Vec<String> = (0..usize::from(ranks))
+        .rev()
+        .map(|rank| {
+            let (mut row, mut empty) = (String::new(), 0);
+            for file in 0..usize::from(files) {
+                match board[rank * usize::from(files) + file] {
+                    None => empty += 1,
+                    Some(man) => {
+                        if empty > 0 {
+                            row += &empty.to_string();
+                            empty = 0;
+                        }
+                        row.push(man);
+                    }
+                }
+            }
+            if empty > 0 {
+                row += &empty.to_string();
+            }
+            row
+        })
+        .collect();
+    let side = if black { 'b' } else { 'w' };
+    Some(format!("{} {side} - - 0 1", rows.join("/")))
+}
+
+#[test]
+fn boards_and_directories_never_panic() {
+    // The board (1×1 to 16×16), the material, the tables directory's state (missing, empty,
+    // holding other boards' tables, holding this board's), the core, and a position.
+    let case = (
+        1u8..=16,
+        1u8..=16,
+        0..BOARD_MATERIALS.len(),
+        0u8..4,
+        any::<bool>(),
+        prop::collection::vec(any::<u16>(), 1..6),
+        any::<bool>(),
+    );
+    let (built, refused, probed) = (Cell::new(0), Cell::new(0), Cell::new(0));
+    let dog = Watchdog::new("boards and directories");
+    runner_of(board_cases())
+        .run(
+            &case,
+            |(files, ranks, pick, state, reference, squares, black)| {
+                dog.case();
+                let board =
+                    retro_rules::Board::new(usize::from(files), usize::from(ranks)).unwrap();
+                let material = retro_engine::Material::parse(BOARD_MATERIALS[pick]).unwrap();
+                let root = tempfile::tempdir().unwrap();
+                let dir = root.path().join("tables");
+                if state >= 1 {
+                    std::fs::create_dir(&dir).unwrap();
+                }
+                if state >= 2 {
+                    for entry in std::fs::read_dir(tables()).unwrap() {
+                        let path = entry.unwrap().path();
+                        if path.is_file() {
+                            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+                        }
+                    }
+                }
+                let core = match reference {
+                    true => retro_gen::CoreKind::Reference,
+                    false => retro_gen::CoreKind::Fast,
+                };
+                let builder = retro_gen::Builder::new(board, &dir).with_core(core);
+                let geo = retro_engine::Geometry::new(board);
+                let small = retro_engine::Indexer::new(&geo, material)
+                    .is_ok_and(|i| i.size() <= BUILT_ENTRIES);
+                if state == 3 && small {
+                    // The directory holds this board's tables before the case starts.
+                    let _ = builder.build(&[material], &retro_gen::Silent);
+                }
+                if let Ok(plan) = builder.plan(&[material]) {
+                    for &m in &plan {
+                        let _ = retro_gen::memory_needed(&geo, m, core);
+                        let _ = retro_gen::disk_needed(&geo, m, core);
+                    }
+                }
+                if small {
+                    let done = builder.build(&[material], &retro_gen::Silent);
+                    match &done {
+                        Ok(_) => built.set(built.get() + 1),
+                        Err(e) => {
+                            prop_assert!(!e.to_string().is_empty());
+                            refused.set(refused.get() + 1);
+                        }
+                    }
+                    // What was built is proved from the natural model.
+                    if done.is_ok() {
+                        let checker = retro_verify::Checker::new(board, &dir);
+                        let name = material.to_string();
+                        if let Ok(plan) = checker.plan(&[name.as_str()]) {
+                            for men in &plan {
+                                let report = checker.check(men, &|_| {});
+                                prop_assert!(
+                                    report.as_ref().is_ok_and(|r| r.passed()),
+                                    "{} on {}: {:?}",
+                                    name,
+                                    board,
+                                    report.err()
+                                );
+                            }
+                        }
+                    }
+                }
+                let tb = retro_tablebase::Tablebase::new(board, &dir);
+                if let Some(fen) = placed_fen(files, ranks, material, &squares, black) {
+                    match tb.position_from_fen(&fen) {
+                        Ok(p) => {
+                            if tb.value(&p).is_ok() {
+                                probed.set(probed.get() + 1);
+                            }
+                            let _ = tb.rated_moves(&p);
+                            let _ = tb.best_line(&p);
+                        }
+                        Err(e) => prop_assert!(!e.to_string().is_empty()),
+                    }
+                }
+                let _ = retro_tablebase::stats::material_stats(&tb, material);
+                Ok(())
+            },
+        )
+        .unwrap();
+    println!(
+        "fuzz boards and directories: {} cases, {} builds, {} refused with an error, {} positions valued, no panic",
+        board_cases(),
+        built.get(),
+        refused.get(),
+        probed.get()
     );
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{retro_with_tables, stderr_text, stdout_text};
+use common::{retro_with_tables, serve, stderr_text, stdout_text};
 
 #[test]
 fn the_load_test_stops_by_itself() {
@@ -41,28 +41,9 @@ fn a_bad_address_is_a_clear_error() {
 
 #[test]
 fn it_serves_until_told_to_stop() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_retro"))
-        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
-        .env("RETRO_TABLES", dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    assert!(
-        first.contains(&format!("http://127.0.0.1:{port}/")),
-        "{first}"
-    );
+    let (mut child, port) = serve(dir.path());
     // One request, answered and logged.
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream

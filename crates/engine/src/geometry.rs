@@ -231,6 +231,12 @@ impl Geometry {
         self.count
     }
 
+    /// Every square, in index order (`Sq` counts up to 255, so a board of 256 squares is not
+    /// `0..square_count() as Sq`).
+    pub fn squares(&self) -> impl Iterator<Item = Sq> {
+        (0..self.count).map(|sq| sq as Sq)
+    }
+
     /// The number of files.
     #[inline]
     pub fn files(&self) -> u8 {

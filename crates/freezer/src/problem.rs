@@ -244,7 +244,7 @@ impl Problem {
             Ok(p) => p,
             Err(e) => return lines.error(fen_span, format!("the start position: {e}")),
         };
-        let every: Vec<Sq> = (0..geo.square_count() as Sq).collect();
+        let every: Vec<Sq> = geo.squares().collect();
         let mut men: Vec<ManSpec> = start
             .men()
             .iter()
@@ -440,13 +440,12 @@ impl Problem {
             let line = lines.of(entry.span());
             let p = entry.get_ref();
             let squares = match &p.squares {
-                None => (0..geo.square_count() as Sq)
-                    .map(|s| !geo.pawn_may_stand(s))
-                    .collect(),
+                None => geo.squares().map(|s| !geo.pawn_may_stand(s)).collect(),
                 Some(s) => {
                     let mask = parse_set(&geo, s.get_ref())
                         .map_or_else(|m| lines.error(s.span(), m), Ok)?;
-                    if let Some(bad) = (0..geo.square_count() as Sq)
+                    if let Some(bad) = geo
+                        .squares()
                         .find(|&q| mask[usize::from(q)] && geo.pawn_may_stand(q))
                     {
                         return lines.error(
@@ -588,15 +587,15 @@ fn parse_set(geo: &Geometry, entries: &[String]) -> Result<Vec<bool>, String> {
         };
         let dark = |s: Sq| (geo.file(s) + geo.rank(s)) % 2 == 0;
         let members: Vec<Sq> = match body {
-            "all" => (0..n as Sq).collect(),
-            "dark" => (0..n as Sq).filter(|&s| dark(s)).collect(),
-            "light" => (0..n as Sq).filter(|&s| !dark(s)).collect(),
+            "all" => geo.squares().collect(),
+            "dark" => geo.squares().filter(|&s| dark(s)).collect(),
+            "light" => geo.squares().filter(|&s| !dark(s)).collect(),
             _ => match body.split_once('-') {
                 Some((a, b)) => {
                     let (a, b) = (parse_square(geo, a)?, parse_square(geo, b)?);
                     let files = geo.file(a).min(geo.file(b))..=geo.file(a).max(geo.file(b));
                     let ranks = geo.rank(a).min(geo.rank(b))..=geo.rank(a).max(geo.rank(b));
-                    (0..n as Sq)
+                    geo.squares()
                         .filter(|&s| files.contains(&geo.file(s)) && ranks.contains(&geo.rank(s)))
                         .collect()
                 }

@@ -336,7 +336,7 @@ impl Builder {
         observer: &dyn Observer,
         checked: &BTreeMap<Material, [u8; 32]>,
     ) -> Result<BuildReport, GenError> {
-        if self.core == CoreKind::Fast && material.is_canonical() {
+        if crate::building_core(&self.geo, material, self.core) == CoreKind::Fast {
             // A table solved in slices that turns out too deep for them is built again whole
             // (its smaller tables read whole, not through windows), then by the reference core.
             let sliced = fast::layout::Layout::sliced(&self.geo, material).is_some();
@@ -460,7 +460,7 @@ impl Builder {
         };
         let start = Instant::now();
         let geo = &self.geo;
-        if geo.square_count() > fast::bits::MAX_SQUARES {
+        if crate::building_core(geo, material, CoreKind::Fast) != CoreKind::Fast {
             return Err(fast::Declined::Unsupported);
         }
         let indexer = Indexer::new(geo, material).map_err(|_| fast::Declined::Unsupported)?;

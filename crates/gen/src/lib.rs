@@ -56,7 +56,7 @@ pub mod reference;
 
 pub use builder::Builder;
 pub use exits::exit_targets;
-pub use memory::{disk_needed, memory_needed, DiskNeed, MemoryNeed};
+pub use memory::{building_core, disk_needed, memory_needed, DiskNeed, MemoryNeed};
 pub use ranks::{OneRank, Ranks, ThreadRanks, Traffic};
 
 use retro_engine::Material;

@@ -41,7 +41,7 @@ pub struct MemoryNeed {
 /// falling back to the reference core where it does not handle the board or material, as
 /// [`crate::Builder`] does); `None` if the table cannot be indexed at all.
 pub fn memory_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<MemoryNeed> {
-    if core == CoreKind::Fast && material.is_canonical() {
+    if building_core(geo, material, core) == CoreKind::Fast {
         if let Some(bytes) = fast_bytes(geo, material) {
             return Some(MemoryNeed {
                 core: CoreKind::Fast,
@@ -60,9 +60,6 @@ pub fn memory_needed(geo: &Geometry, material: Material, core: CoreKind) -> Opti
 
 /// The fast core's figure, or `None` where it declines the table.
 fn fast_bytes(geo: &Geometry, material: Material) -> Option<u64> {
-    if geo.square_count() > fast::bits::MAX_SQUARES {
-        return None;
-    }
     if let Some(layout) = Layout::sliced(geo, material) {
         return Some(sliced_bytes(geo, material, &layout));
     }
@@ -215,9 +212,22 @@ pub struct DiskNeed {
 /// The slices `core` solves `material`'s table on `geo`'s board in, if it does: the fast core,
 /// on a material in its own colours whose pawns make slices ([`Layout::sliced`]).
 pub(crate) fn sliced_layout(geo: &Geometry, material: Material, core: CoreKind) -> Option<Layout> {
-    (core == CoreKind::Fast && material.is_canonical())
+    (building_core(geo, material, core) == CoreKind::Fast)
         .then(|| Layout::sliced(geo, material))
         .flatten()
+}
+
+/// The core that builds `material`'s table on `geo`'s board when `core` is asked for: the fast
+/// core takes canonical materials on boards of 2 to [`fast::bits::MAX_SQUARES`] squares, the
+/// reference core everything else. Every figure of a build is worked out for this core.
+pub fn building_core(geo: &Geometry, material: Material, core: CoreKind) -> CoreKind {
+    let fast = core == CoreKind::Fast
+        && material.is_canonical()
+        && (2..=fast::bits::MAX_SQUARES).contains(&geo.square_count());
+    match fast {
+        true => CoreKind::Fast,
+        false => CoreKind::Reference,
+    }
 }
 
 /// The disk building `material`'s table on `geo`'s board with `core` writes ([`DiskNeed`]);
@@ -225,7 +235,7 @@ pub(crate) fn sliced_layout(geo: &Geometry, material: Material, core: CoreKind) 
 pub fn disk_needed(geo: &Geometry, material: Material, core: CoreKind) -> Option<DiskNeed> {
     let table = 2 * Indexer::new(geo, material).ok()?.size();
     // The reference core keeps no snapshots: its entries hold any depth.
-    let snapshot = match core {
+    let snapshot = match building_core(geo, material, core) {
         CoreKind::Fast => Layout::new(geo, material).map_or(0, |whole| 2 * whole.slots_written()),
         CoreKind::Reference => 0,
     };
@@ -297,6 +307,28 @@ pub fn gib(bytes: u64) -> String {
 mod tests {
     use super::*;
     use retro_rules::Board;
+
+    /// Every board from 1×1 to 16×16: the figures are worked out for the core that builds the
+    /// table (the reference core past 64 squares and on a single square), without a panic.
+    #[test]
+    fn figures_on_every_board_are_those_of_the_building_core() {
+        for files in 1..=16 {
+            for ranks in 1..=16 {
+                let geo = Geometry::new(Board::new(files, ranks).unwrap());
+                for name in ["KvK", "KRvK", "KPvK", "KRPvKR"] {
+                    let material = Material::parse(name).unwrap();
+                    let core = building_core(&geo, material, CoreKind::Fast);
+                    let fast = (2..=64).contains(&(files * ranks));
+                    assert_eq!(core == CoreKind::Fast, fast, "{name} on {files}x{ranks}");
+                    if let Some(need) = memory_needed(&geo, material, CoreKind::Fast) {
+                        assert_eq!(need.core, core, "{name} on {files}x{ranks}");
+                    }
+                    let _ = disk_needed(&geo, material, CoreKind::Fast);
+                    let _ = disk_needed(&geo, material, CoreKind::Reference);
+                }
+            }
+        }
+    }
 
     fn need(name: &str) -> MemoryNeed {
         let geo = Geometry::new(Board::STANDARD);

@@ -45,6 +45,34 @@ pub fn retro_with_tables(args: &[&str], tables: &Path) -> Output {
         .expect("the binary runs")
 }
 
+/// `retro serve` over the tables directory `tables`, on a free port of 127.0.0.1, started
+/// and past the line it prints once it listens (which must name the address): the process and
+/// the port.
+pub fn serve(tables: &Path) -> (std::process::Child, u16) {
+    use std::io::{BufRead, BufReader};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retro"))
+        .args(["serve", "--addr", &format!("127.0.0.1:{port}")])
+        .env("RETRO_TABLES", tables)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(
+        first.contains(&format!("http://127.0.0.1:{port}/")),
+        "{first}"
+    );
+    (child, port)
+}
+
 /// What the command printed on standard output.
 pub fn stdout_text(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()

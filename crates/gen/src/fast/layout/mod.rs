@@ -171,7 +171,11 @@ impl Layout {
 
     fn with_slices(geo: &Geometry, material: Material, slices: bool) -> Option<Layout> {
         let men = material.men();
-        if men.len() > MAX_MEN {
+        // The fast core's squares are bits of a word: it declines larger boards, and a board
+        // of one square, which holds no position.
+        if men.len() > MAX_MEN
+            || !(2..=crate::fast::bits::MAX_SQUARES).contains(&geo.square_count())
+        {
             return None;
         }
         let squares = geo.square_count() as u64;
