@@ -2,12 +2,15 @@
 //!
 //! Owns: the C interface declared in `include/retro_tb.h` — [`retro_tb_init`],
 //! [`retro_tb_probe_dtm`] on bitboards and the side to move (Fathom's way for Syzygy's
-//! tables), [`retro_tb_free`] — and the safe function under it, [`probe_bitboards`].
+//! tables), under the fifty-move rule [`retro_tb_probe_wdl`] and [`retro_tb_probe_root`] in
+//! the shape of Fathom's `tb_probe_wdl` and `tb_probe_root`, [`retro_tb_free`] — and the safe
+//! functions under them, [`probe_bitboards`], [`probe_wdl_bitboards`] and
+//! [`probe_root_bitboards`].
 //! Must never: read a value other than through `retro-tablebase`, or trust a position it was
 //! handed: every one goes through the natural model's legality check first.
 //!
 //! This is the workspace's one crate with `unsafe` code: a C caller hands over raw pointers,
-//! which only the three `extern "C"` functions touch, each checking for null first.
+//! which only the `extern "C"` functions touch, each checking for null first.
 //!
 //! ```
 //! use retro_tb::{probe_bitboards, Bitboards, Probe};
@@ -30,6 +33,7 @@
 #![allow(unsafe_code)]
 
 use retro_engine::fen::{engine_of_natural, natural_of_fen};
+use retro_format::Wdl;
 use retro_rules::Board;
 use retro_tablebase::{ProbeError, Tablebase, Value};
 use std::ffi::{c_char, c_int, c_uint, CStr};
@@ -162,6 +166,138 @@ pub fn probe_bitboards(tb: &Tablebase, board: &Bitboards, ep: u32, white_to_move
     }
 }
 
+/// The engine position of bitboards, checked legal by the natural model; the probe's code for
+/// what is wrong otherwise.
+fn position_of(
+    tb: &Tablebase,
+    board: &Bitboards,
+    ep: u32,
+    white_to_move: bool,
+) -> Result<retro_engine::Position, Probe> {
+    let fen = board.fen(ep, white_to_move).ok_or(Probe::Illegal)?;
+    let natural = natural_of_fen(&fen).map_err(|_| Probe::Illegal)?;
+    engine_of_natural(tb.geometry(), &fen, &natural).map_err(|_| Probe::NoTable)
+}
+
+/// The probe's code for a failed look-up.
+fn failed(e: &ProbeError) -> Probe {
+    match e {
+        ProbeError::NoTable { .. } | ProbeError::Unsupported { .. } => Probe::NoTable,
+        _ => Probe::Error,
+    }
+}
+
+/// Fathom's WDL codes (`TB_LOSS` … `TB_WIN`), as `retro_tb.h` names them.
+fn wdl_code(class: Wdl) -> u32 {
+    match class {
+        Wdl::Loss => 0,
+        Wdl::BlessedLoss => 1,
+        Wdl::Draw | Wdl::Illegal => 2,
+        Wdl::CursedWin => 3,
+        Wdl::Win => 4,
+    }
+}
+
+/// The class under the fifty-move rule of a position given by bitboards, for the side to
+/// move, at halfmove clock `rule50` (Fathom's `tb_probe_wdl` takes only 0), as
+/// `wdl_code` numbers it; the probe's code for what is wrong otherwise.
+pub fn probe_wdl_bitboards(
+    tb: &Tablebase,
+    board: &Bitboards,
+    rule50: u32,
+    ep: u32,
+    white_to_move: bool,
+) -> Result<u32, Probe> {
+    let position = position_of(tb, board, ep, white_to_move)?;
+    let value = tb.fifty(&position).map_err(|e| failed(&e))?;
+    Ok(wdl_code(value.class_at(rule50)))
+}
+
+/// The bits of a root probe's result (`retro_tb.h`, Fathom's layout): the class, the move's
+/// squares, its promotion, whether it is en passant, and a distance to zeroing in plies.
+pub fn root_result(wdl: u32, uci: &str, en_passant: bool, dtz: u32) -> u32 {
+    let bytes = uci.as_bytes();
+    let square =
+        |at: usize| -> u32 { u32::from(bytes[at] - b'a') + 8 * u32::from(bytes[at + 1] - b'1') };
+    let promotes = match bytes.get(4) {
+        Some(b'q') => 1,
+        Some(b'r') => 2,
+        Some(b'b') => 3,
+        Some(b'n') => 4,
+        _ => 0,
+    };
+    (wdl & 0xF)
+        | square(2) << 4
+        | square(0) << 10
+        | promotes << 16
+        | u32::from(en_passant) << 19
+        | dtz.min(0xFFF) << 20
+}
+
+/// The result of a root probe of a checkmated or stalemated position, as Fathom gives it:
+/// no move, the class of the side that gave the mate (a win) or a draw.
+pub const RESULT_CHECKMATE: u32 = 4;
+/// See [`RESULT_CHECKMATE`].
+pub const RESULT_STALEMATE: u32 = 2;
+
+/// The root probe of a position given by bitboards at halfmove clock `rule50`, as Fathom's
+/// `tb_probe_root` gives it: the best move under the fifty-move rule with the class it keeps
+/// and the position's DTZ50, and each legal move's result (its class for the mover at the
+/// clock after it, and the DTZ50 of the position it reaches), best first.
+pub fn probe_root_bitboards(
+    tb: &Tablebase,
+    board: &Bitboards,
+    rule50: u32,
+    ep: u32,
+    white_to_move: bool,
+) -> Result<(u32, Vec<u32>), Probe> {
+    let position = position_of(tb, board, ep, white_to_move)?;
+    let geo = tb.geometry();
+    let value = tb.fifty(&position).map_err(|e| failed(&e))?;
+    if position.is_checkmate(geo) {
+        return Ok((RESULT_CHECKMATE, Vec::new()));
+    }
+    if position.is_stalemate(geo) {
+        return Ok((RESULT_STALEMATE, Vec::new()));
+    }
+    let moves = tb.fifty_moves(&position, rule50).map_err(|e| failed(&e))?;
+    let results: Vec<u32> = moves
+        .iter()
+        .map(|m| {
+            let en_passant = is_en_passant(&position, &m.uci);
+            root_result(
+                wdl_code(m.class().for_opponent()),
+                &m.uci,
+                en_passant,
+                m.value.signed().unsigned_abs() as u32,
+            )
+        })
+        .collect();
+    let best = &moves[0];
+    let root = root_result(
+        wdl_code(value.class_at(rule50)),
+        &best.uci,
+        results[0] >> 19 & 1 == 1,
+        value.signed().unsigned_abs() as u32,
+    );
+    Ok((root, results))
+}
+
+/// Whether the move `uci` of `position` captures en passant: a pawn moving onto the position's
+/// en-passant target.
+fn is_en_passant(position: &retro_engine::Position, uci: &str) -> bool {
+    let Some(target) = position.en_passant() else {
+        return false;
+    };
+    let bytes = uci.as_bytes();
+    let square = |at: usize| u32::from(bytes[at] - b'a') + 8 * u32::from(bytes[at + 1] - b'1');
+    let pawn_moves = position
+        .men()
+        .iter()
+        .any(|m| u32::from(m.sq) == square(0) && m.piece == retro_rules::Piece::Pawn);
+    pawn_moves && u32::from(target) == square(2)
+}
+
 /// The handle `retro_tb.h` calls `retro_tb`: the tables of one directory on 8×8.
 pub struct RetroTb {
     tables: Tablebase,
@@ -256,4 +392,105 @@ pub unsafe extern "C" fn retro_tb_probe_dtm(
         Probe::NoTable => 2,
         Probe::Error => 3,
     }
+}
+
+/// `retro_tb_probe_wdl`: see `include/retro_tb.h`.
+///
+/// # Safety
+/// `tb` is null or a live handle from [`retro_tb_init`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn retro_tb_probe_wdl(
+    tb: *const RetroTb,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    rule50: c_uint,
+    castling: c_uint,
+    ep: c_uint,
+    white_to_move: bool,
+) -> c_uint {
+    if tb.is_null() || castling != 0 {
+        return RESULT_FAILED;
+    }
+    // SAFETY: a live handle from retro_tb_init; shared reads only (Tablebase is Sync).
+    let tb = unsafe { &*tb };
+    let board = Bitboards {
+        white,
+        black,
+        kings,
+        queens,
+        rooks,
+        bishops,
+        knights,
+        pawns,
+    };
+    probe_wdl_bitboards(&tb.tables, &board, rule50, ep, white_to_move).unwrap_or(RESULT_FAILED)
+}
+
+/// What [`retro_tb_probe_wdl`] and [`retro_tb_probe_root`] return when the probe fails, as
+/// Fathom's `TB_RESULT_FAILED`.
+pub const RESULT_FAILED: u32 = 0xFFFF_FFFF;
+
+/// The most moves a position of the tables has, and more: the length of the `results` array
+/// [`retro_tb_probe_root`] fills (with `RESULT_FAILED` after the last).
+pub const MAX_MOVES: usize = 256;
+
+/// `retro_tb_probe_root`: see `include/retro_tb.h`.
+///
+/// # Safety
+/// `tb` is null or a live handle from [`retro_tb_init`]; `results` is null or valid for
+/// writes of [`MAX_MOVES`] `unsigned` values.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn retro_tb_probe_root(
+    tb: *const RetroTb,
+    white: u64,
+    black: u64,
+    kings: u64,
+    queens: u64,
+    rooks: u64,
+    bishops: u64,
+    knights: u64,
+    pawns: u64,
+    rule50: c_uint,
+    castling: c_uint,
+    ep: c_uint,
+    white_to_move: bool,
+    results: *mut c_uint,
+) -> c_uint {
+    if tb.is_null() || castling != 0 {
+        return RESULT_FAILED;
+    }
+    // SAFETY: a live handle from retro_tb_init; shared reads only (Tablebase is Sync).
+    let tb = unsafe { &*tb };
+    let board = Bitboards {
+        white,
+        black,
+        kings,
+        queens,
+        rooks,
+        bishops,
+        knights,
+        pawns,
+    };
+    let Ok((root, moves)) = probe_root_bitboards(&tb.tables, &board, rule50, ep, white_to_move)
+    else {
+        return RESULT_FAILED;
+    };
+    if !results.is_null() {
+        let count = moves.len().min(MAX_MOVES - 1);
+        for (k, &result) in moves.iter().take(count).enumerate() {
+            // SAFETY: the caller's array holds MAX_MOVES entries; k < MAX_MOVES - 1.
+            unsafe { *results.add(k) = result };
+        }
+        // SAFETY: count < MAX_MOVES.
+        unsafe { *results.add(count) = RESULT_FAILED };
+    }
+    root
 }

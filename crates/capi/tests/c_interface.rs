@@ -41,6 +41,7 @@ fn a_c_program_probes_the_tables() {
     );
     let tables = tempfile::tempdir().unwrap();
     retro_gen::Builder::new(retro_rules::Board::STANDARD, tables.path())
+        .with_metrics(&[retro_gen::Metric::Dtm, retro_gen::Metric::Fifty])
         .build(
             &[retro_engine::Material::parse("KRvK").unwrap()],
             &retro_gen::Silent,
@@ -67,5 +68,12 @@ fn a_c_program_probes_the_tables() {
     assert_eq!((black[0], black[1], black[2] % 2), (0, -1, 0), "{out}");
     assert_eq!(lines[2], "kings adjacent: 1");
     assert_eq!(lines[3], "no table: 2");
-    assert_eq!(lines[4], "threads: 0 failures in 40000 probes");
+    assert_eq!(lines[4], "wdl: 4 3 1", "{out}");
+    // Ka1 Rb2 v Kc3: a win in 31 plies to zeroing (the mate); the best move (Ka2, a1a2, by the
+    // first of lila-tablebase's orders) leaves Black a loss in 30; KRvK has 16 legal moves here.
+    assert_eq!(
+        lines[5], "root: wdl 4 dtz 31 from 0 to 8; 16 moves, the first 4 30",
+        "{out}"
+    );
+    assert_eq!(lines[6], "threads: 0 failures in 40000 probes");
 }

@@ -56,6 +56,24 @@ int main(int argc, char **argv) {
     r = retro_tb_probe_dtm(tb, SQ(0, 0) | SQ(1, 1), SQ(2, 3), SQ(0, 0) | SQ(2, 3), SQ(1, 1), 0,
                            0, 0, 0, 0, true, &category, &plies);
     printf("no table: %d\n", r);
+    /* Under the fifty-move rule: a win after a zeroing move, a cursed win 80 plies on. */
+    unsigned wdl = retro_tb_probe_wdl(tb, SQ(0, 0) | SQ(1, 1), SQ(2, 2), SQ(0, 0) | SQ(2, 2), 0,
+                                      SQ(1, 1), 0, 0, 0, 0, 0, 0, true);
+    unsigned late = retro_tb_probe_wdl(tb, SQ(0, 0) | SQ(1, 1), SQ(2, 2), SQ(0, 0) | SQ(2, 2),
+                                       0, SQ(1, 1), 0, 0, 0, 80, 0, 0, true);
+    unsigned castle = retro_tb_probe_wdl(tb, SQ(0, 0) | SQ(1, 1), SQ(2, 2),
+                                         SQ(0, 0) | SQ(2, 2), 0, SQ(1, 1), 0, 0, 0, 0, 1, 0,
+                                         true);
+    printf("wdl: %u %u %d\n", wdl, late, castle == RETRO_TB_RESULT_FAILED);
+    unsigned results[RETRO_TB_MAX_MOVES];
+    unsigned root = retro_tb_probe_root(tb, SQ(0, 0) | SQ(1, 1), SQ(2, 2), SQ(0, 0) | SQ(2, 2),
+                                        0, SQ(1, 1), 0, 0, 0, 0, 0, 0, true, results);
+    int moves = 0;
+    while (results[moves] != RETRO_TB_RESULT_FAILED) moves++;
+    printf("root: wdl %u dtz %u from %u to %u; %d moves, the first %u %u\n",
+           RETRO_TB_RESULT_WDL(root), RETRO_TB_RESULT_DTZ(root), RETRO_TB_RESULT_FROM(root),
+           RETRO_TB_RESULT_TO(root), moves, RETRO_TB_RESULT_WDL(results[0]),
+           RETRO_TB_RESULT_DTZ(results[0]));
     /* Two threads at once on one handle. */
     struct job jobs[2] = {{tb, 0}, {tb, 0}};
     pthread_t threads[2];

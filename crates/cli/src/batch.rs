@@ -7,7 +7,7 @@
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
-use retro_tablebase::probe::{category, describe, signed_dtm};
+use retro_tablebase::probe::{category, signed_dtm};
 use retro_tablebase::Directory;
 use serde_json::json;
 use std::io::{BufRead, BufWriter, Write};
@@ -33,6 +33,8 @@ enum Answer {
         material: String,
         category: &'static str,
         dtm: Option<i64>,
+        wdl50: Option<&'static str>,
+        dtz: Option<i64>,
         description: String,
     },
     Error {
@@ -49,19 +51,23 @@ impl Answer {
                 material,
                 category,
                 dtm,
+                wdl50,
+                dtz,
                 description,
             } => match format {
                 BatchFormat::Json => out.push_str(
                     &json!({
                         "fen": fen, "material": material, "category": category, "dtm": dtm,
-                        "description": description,
+                        "wdl50": wdl50, "dtz": dtz, "description": description,
                     })
                     .to_string(),
                 ),
                 BatchFormat::Tsv => {
                     let dtm = dtm.map_or(String::new(), |d| d.to_string());
+                    let dtz = dtz.map_or(String::new(), |d| d.to_string());
+                    let wdl50 = wdl50.unwrap_or("");
                     out.push_str(&format!(
-                        "{fen}\t{material}\t{category}\t{dtm}\t{description}\t"
+                        "{fen}\t{material}\t{category}\t{dtm}\t{wdl50}\t{dtz}\t{description}\t"
                     ));
                 }
             },
@@ -71,7 +77,7 @@ impl Answer {
                 }
                 BatchFormat::Tsv => {
                     let clean = |s: &str| s.replace(['\t', '\n'], " ");
-                    out.push_str(&format!("{}\t\t\t\t\t{}", clean(input), clean(error)));
+                    out.push_str(&format!("{}\t\t\t\t\t\t\t{}", clean(input), clean(error)));
                 }
             },
         }
@@ -91,20 +97,37 @@ fn fen_of_line(line: &str) -> String {
     }
 }
 
-/// The answer for one line.
+/// The answer for one line: depth to mate where the DTM table is there, the class at the
+/// FEN's halfmove clock and DTZ50 where the DTZ50 table is; an error where neither is.
 fn answer(boards: &Directory, line: &str) -> Answer {
     let fen = fen_of_line(line);
-    let value = boards
-        .position(&fen)
-        .and_then(|(tb, natural, position)| Ok((tb.value(&position)?, natural, position)));
-    match value {
-        Ok((value, natural, position)) => Answer::Value {
-            fen: natural.fen(),
-            material: position.material().to_string(),
-            category: category(value),
-            dtm: signed_dtm(value),
-            description: describe(position.side_to_move(), value),
-        },
+    let found = boards.position(&fen).and_then(|(tb, natural, position)| {
+        let clock = retro_tablebase::fifty::fen_clock(&fen);
+        let dtm = tb.value(&position);
+        let fifty = tb.fifty(&position);
+        match (dtm, fifty) {
+            (Err(e), Err(_)) => Err(e),
+            (dtm, fifty) => Ok((dtm.ok(), fifty.ok(), clock, natural, position)),
+        }
+    });
+    match found {
+        Ok((dtm, fifty, clock, natural, position)) => {
+            let stm = position.side_to_move();
+            let class = fifty.map(|f| f.class_at(clock));
+            Answer::Value {
+                fen: natural.fen(),
+                material: position.material().to_string(),
+                category: match (class, dtm) {
+                    (Some(c), _) => c.name(),
+                    (None, Some(v)) => category(v),
+                    (None, None) => "unknown",
+                },
+                dtm: dtm.and_then(signed_dtm),
+                wdl50: class.map(|c| c.name()),
+                dtz: fifty.map(|f| f.signed()),
+                description: retro_tablebase::report::description(stm, dtm, fifty, clock),
+            }
+        }
         Err(e) => Answer::Error {
             input: line.to_string(),
             error: e.to_string(),
@@ -124,7 +147,10 @@ pub fn probe_lines(
     // The tables of each board met, opened once (as the server keeps them).
     let boards = Directory::new(dir);
     if format == BatchFormat::Tsv {
-        writeln!(output, "fen\tmaterial\tcategory\tdtm\tdescription\terror")?;
+        writeln!(
+            output,
+            "fen\tmaterial\tcategory\tdtm\twdl50\tdtz\tdescription\terror"
+        )?;
     }
     let (mut answered, mut errors) = (0u64, 0u64);
     let mut lines = input.lines();
@@ -238,7 +264,9 @@ mod tests {
         let tsv = String::from_utf8(tsv).unwrap();
         let rows: Vec<Vec<&str>> = tsv.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows.len(), 5);
-        assert!(rows.iter().all(|r| r.len() == 6), "{tsv}");
+        assert!(rows.iter().all(|r| r.len() == 8), "{tsv}");
         assert_eq!(rows[1][3], "31");
+        // Without the fifty-move tables, their columns are empty.
+        assert_eq!((rows[1][4], rows[1][5]), ("", ""));
     }
 }

@@ -178,7 +178,7 @@ impl PawnPeer {
     }
 }
 
-/// Links the tables of `from` for `board` ([`crate::support::tables_in`]) but `measured`'s into `into`,
+/// Links the tables of every kind of `from` for `board` but `measured`'s into `into`,
 /// so that a pawn suite starts from tables built before; `retro gen` checks each (the ones it
 /// reads whole) as it would its own.
 pub(crate) fn link_tables(
@@ -187,17 +187,24 @@ pub(crate) fn link_tables(
     board: Board,
     measured: Material,
 ) -> Result<()> {
-    for material in crate::support::tables_in(from, board)? {
-        if material == measured {
-            continue;
+    for kind in retro_format::TableKind::ALL {
+        for material in crate::support::kind_tables_in(from, board, kind)? {
+            if material == measured {
+                continue;
+            }
+            let path = retro_format::kind_table_path(
+                from,
+                kind,
+                &material.to_string(),
+                board.files(),
+                board.ranks(),
+            );
+            let source = std::fs::canonicalize(&path)
+                .with_context(|| format!("finding {}", path.display()))?;
+            let name = path.file_name().expect("a table file's name");
+            std::os::unix::fs::symlink(&source, into.join(name))
+                .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
         }
-        let path =
-            retro_format::table_path(from, &material.to_string(), board.files(), board.ranks());
-        let source =
-            std::fs::canonicalize(&path).with_context(|| format!("finding {}", path.display()))?;
-        let name = path.file_name().expect("a table file's name");
-        std::os::unix::fs::symlink(&source, into.join(name))
-            .with_context(|| format!("linking {} into {}", source.display(), into.display()))?;
     }
     Ok(())
 }
@@ -251,8 +258,11 @@ pub(crate) fn material_args(materials: &[Material], dir: &Path, verb: &str) -> V
     args
 }
 
-fn gen(materials: &[Material], dir: &Path) -> Result<Run> {
-    run_retro(&material_args(materials, dir, "gen"), "gen")
+/// `retro gen` of `materials` in `dir`, building the tables of `kinds` (`--kinds`).
+fn gen(materials: &[Material], dir: &Path, kinds: &str) -> Result<Run> {
+    let mut args = material_args(materials, dir, "gen");
+    args.extend(["--kinds".to_string(), kinds.to_string()]);
+    run_retro(&args, "gen")
 }
 
 fn verify(materials: &[Material], dir: &Path) -> Result<Run> {
@@ -331,7 +341,17 @@ pub fn bench(
     tables: Option<&Path>,
     probes: usize,
     six: &crate::bench_six::SixOptions,
+    kinds: &[crate::MetricArg],
 ) -> Result<ExitCode> {
+    let kinds: Vec<&str> = kinds
+        .iter()
+        .map(|k| match k {
+            crate::MetricArg::Dtm => "dtm",
+            crate::MetricArg::Fifty => "fifty",
+        })
+        .collect();
+    let kinds = kinds.join(",");
+    let gen = |materials: &[Material], dir: &Path| gen(materials, dir, &kinds);
     let mut suites: Vec<Suite> = if suites.is_empty() {
         vec![Suite::Small, Suite::Krbkr]
     } else {

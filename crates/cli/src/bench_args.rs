@@ -60,6 +60,10 @@ pub struct BenchArgs {
     /// The pack and batch suites: random positions probed.
     #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u32).range(100..=10_000_000))]
     pub probes: u32,
+    /// The small, krbkr, five and pawn suites: which tables `retro gen` builds and times,
+    /// `dtm` or `fifty` (DTZ50 and WDL50, the work `rtbgen -g` does), or both.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "dtm")]
+    pub kinds: Vec<crate::MetricArg>,
 }
 
 /// `retro bench`: checks the flags that go together, then runs the suites.
@@ -76,6 +80,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         probes,
         six,
         board,
+        kinds,
     } = args;
     // `retro gen`, run by the bench, uses one thread per core; so does the peer.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -133,5 +138,6 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         tables.as_deref(),
         probes as usize,
         &six,
+        &kinds,
     )
 }

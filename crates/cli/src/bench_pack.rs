@@ -136,7 +136,7 @@ fn source_tables(tables_from: Option<&Path>) -> Result<(PathBuf, Option<tempfile
     let built = tempfile::tempdir().context("making a scratch directory")?;
     let exe = std::env::current_exe().context("finding the retro binary")?;
     let out = Command::new(exe)
-        .args(["gen", "--up-to", "4", "--quiet", "--dir"])
+        .args(["gen", "--up-to", "4", "--kinds", "dtm", "--quiet", "--dir"])
         .arg(built.path())
         .output()
         .context("building the tables of up to 4 men")?;

@@ -238,6 +238,9 @@ pub fn six_suite(
         // `retro VERB MATERIAL` on the scratch directory and the board.
         let verb = |verb: &str| -> Vec<String> {
             let mut args = material_args(&[material], scratch.path(), verb);
+            if verb == "gen" {
+                args.extend(["--kinds".to_string(), "dtm".to_string()]);
+            }
             args.extend(["--board".to_string(), board.to_string()]);
             args
         };

@@ -329,7 +329,7 @@ fn decode_share(bytes: &[u8]) -> Result<ShareReport, String> {
         .map(|f| {
             Ok(Failure {
                 fen: f["fen"].as_str().ok_or_else(broken)?.to_string(),
-                stored: Value::from_code(number(&f["stored"])? as u32),
+                stored: Value::from_code(number(&f["stored"])? as u32).into(),
                 problem: f["problem"].as_str().ok_or_else(broken)?.to_string(),
             })
         })
@@ -396,7 +396,7 @@ mod tests {
             failure_count: 3,
             failures: vec![Failure {
                 fen: "4/4/1k2/K3 w - - 0 1".into(),
-                stored: Value::Win(3),
+                stored: Value::Win(3).into(),
                 problem: "(W) \"quoted\"".into(),
             }],
         };

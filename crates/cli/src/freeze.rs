@@ -439,7 +439,15 @@ fn export(
         } else {
             Box::new(std::io::sink())
         };
-        let checked = crate::verify::check_all(&checker, &plan, board, quiet, true, &mut log)?;
+        let checked = crate::verify::check_all(
+            &checker,
+            &plan,
+            retro_format::TableKind::Dtm,
+            board,
+            quiet,
+            true,
+            &mut log,
+        )?;
         if checked.failed > 0 {
             return Err(anyhow!(
                 "{} of the tables the look-ups read fail verification",

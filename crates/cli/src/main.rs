@@ -10,6 +10,7 @@ mod bench_args;
 mod bench_pack;
 mod bench_six;
 mod distributed;
+mod fifty;
 mod freeze;
 mod manual;
 mod oracle;
@@ -103,6 +104,13 @@ enum Command {
         /// memory the machine has available).
         #[arg(long, value_parser = support::parse_size)]
         mem: Option<u64>,
+        /// Which tables to build for each material, a comma-separated list: `dtm` (depth to
+        /// mate, the fifty-move rule left out: `MATERIAL.FxR.rtb`) and `fifty` (under the
+        /// fifty-move rule: the distance to zeroing, `MATERIAL.FxR.dtz50.rtb`, and the five
+        /// classes, `MATERIAL.FxR.wdl50.rtb`, built from the smaller materials' DTZ50 tables).
+        /// Default: both; `dtm` alone with `--distributed`, which builds no other kind.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        kinds: Vec<MetricArg>,
         /// Run as one rank of an MPI job (`mpirun -np N retro gen … --distributed`, in a
         /// `retro` built with `--features mpi`): each table is partitioned over the ranks,
         /// each holding its part of the index; rank 0 writes the files (the same files one
@@ -200,6 +208,12 @@ enum Command {
         /// blessed losses as losses).
         #[arg(long, value_name = "FILE")]
         syzygy_stats: Option<PathBuf>,
+        /// Which tables to count, a comma-separated list: `dtm` (wins, draws and losses, by
+        /// depth to mate) and `fifty` (the five classes under the fifty-move rule, by distance
+        /// to zeroing; with `--syzygy-stats`, both compared with the generator's); default:
+        /// every kind the materials have tables of.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        kinds: Vec<MetricArg>,
     },
     /// Build every 3- and 4-man pawnless table on 8x8, verify them against the natural model,
     /// and print Hurd's Table 1 beside the paper's values.
@@ -246,6 +260,11 @@ enum Command {
         /// they reach) have not changed since: a long check stopped part way goes on.
         #[arg(long)]
         resume: bool,
+        /// Which tables to check, a comma-separated list: `dtm` and `fifty` (each DTZ50 table
+        /// from the natural model, with its WDL50 classes); default: every kind the named
+        /// materials (or the directory) have tables of.
+        #[arg(long, value_enum, value_delimiter = ',')]
+        kinds: Vec<MetricArg>,
         /// Run as one rank of an MPI job (`mpirun -np N retro verify … --distributed`, in a
         /// `retro` built with `--features mpi`): each rank checks its share of each table's
         /// king pairs; rank 0 adds the shares up, prints and writes the certificates.
@@ -328,6 +347,25 @@ impl From<CoreArg> for retro_gen::CoreKind {
         match core {
             CoreArg::Fast => retro_gen::CoreKind::Fast,
             CoreArg::Reference => retro_gen::CoreKind::Reference,
+        }
+    }
+}
+
+/// Which tables a command builds or checks for each material.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub(crate) enum MetricArg {
+    /// Depth to mate, the fifty-move rule left out.
+    Dtm,
+    /// Under the fifty-move rule: DTZ50 (the distance to zeroing) and WDL50 (the five
+    /// classes).
+    Fifty,
+}
+
+impl From<MetricArg> for retro_gen::Metric {
+    fn from(metric: MetricArg) -> retro_gen::Metric {
+        match metric {
+            MetricArg::Dtm => retro_gen::Metric::Dtm,
+            MetricArg::Fifty => retro_gen::Metric::Fifty,
         }
     }
 }
@@ -639,6 +677,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             quiet,
             pack,
             mem,
+            kinds,
             distributed,
         } => tables::gen(
             &materials,
@@ -650,6 +689,11 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 quiet,
                 pack,
                 mem,
+                metrics: match (kinds.is_empty(), distributed) {
+                    (true, true) => vec![retro_gen::Metric::Dtm],
+                    (true, false) => vec![retro_gen::Metric::Dtm, retro_gen::Metric::Fifty],
+                    (false, _) => kinds.into_iter().map(Into::into).collect(),
+                },
                 distributed,
             },
         ),
@@ -672,7 +716,15 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             dir,
             format,
             syzygy_stats,
-        } => tables::stats(&materials, board, dir, format, syzygy_stats.as_deref()),
+            kinds,
+        } => tables::stats(
+            &materials,
+            &kinds,
+            board,
+            dir,
+            format,
+            syzygy_stats.as_deref(),
+        ),
         Command::Strategy { command } => match command {
             StrategyCommand::Krk {
                 board,
@@ -742,8 +794,9 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             dir,
             quiet,
             resume,
+            kinds,
             distributed,
-        } => verify::verify(&materials, board, dir, quiet, resume, distributed),
+        } => verify::verify(&materials, &kinds, board, dir, quiet, resume, distributed),
         Command::Prove {
             target,
             stm,

@@ -1,11 +1,11 @@
-//! `retro pack`: raw tables into packed files (`MATERIAL.FxR.rtbz`), each decoded back and
-//! compared before it is kept.
+//! `retro pack`: raw tables of every kind (DTM, DTZ50, WDL50) into packed files
+//! (`MATERIAL.FxR[.KIND].rtbz`), each decoded back and compared before it is kept.
 
 use crate::support::{human_bytes, peak_memory_mib, tables_dir, tables_in};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::Material;
-use retro_format::{PackOptions, PackReport};
+use retro_format::{PackOptions, PackReport, TableKind};
 use retro_rules::Board;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,13 +53,41 @@ impl PackArgs {
     }
 }
 
-/// The raw and the packed file of `material`'s table on `board` in `dir`.
-fn both_files(dir: &std::path::Path, board: Board, material: &str) -> (PathBuf, PathBuf) {
+/// The raw and the packed file of `material`'s table of `kind` on `board` in `dir`.
+fn both_files(
+    dir: &std::path::Path,
+    board: Board,
+    kind: TableKind,
+    material: &str,
+) -> (PathBuf, PathBuf) {
     let (files, ranks) = (board.files(), board.ranks());
     (
-        dir.join(retro_format::file_name(material, files, ranks)),
-        dir.join(retro_format::packed_file_name(material, files, ranks)),
+        dir.join(retro_format::kind_file_name(
+            kind, material, files, ranks, false,
+        )),
+        dir.join(retro_format::kind_file_name(
+            kind, material, files, ranks, true,
+        )),
     )
+}
+
+/// How a line names a table: the material, and the kind beside it but for DTM.
+fn label(material: &str, kind: TableKind) -> String {
+    match kind {
+        TableKind::Dtm => material.to_string(),
+        kind => format!("{material} {kind}"),
+    }
+}
+
+/// The materials with a table of any kind for `board` in `dir`, smallest first.
+fn any_tables_in(dir: &std::path::Path, board: Board) -> Result<Vec<Material>> {
+    let mut all = tables_in(dir, board)?;
+    for kind in [TableKind::Dtz50, TableKind::Wdl50] {
+        all.extend(crate::support::kind_tables_in(dir, board, kind)?);
+    }
+    all.sort_by_key(|m| (m.len(), m.to_string()));
+    all.dedup();
+    Ok(all)
 }
 
 /// One line for a packed table.
@@ -78,7 +106,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     let dir = tables_dir(args.dir.clone());
     let board = args.board;
     let materials: Vec<Material> = if args.materials.is_empty() {
-        tables_in(&dir, board)?
+        any_tables_in(&dir, board)?
     } else {
         args.materials
             .iter()
@@ -104,12 +132,23 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     let mut todo = Vec::new();
     for material in materials {
         let name = material.to_string();
-        let (raw, packed) = both_files(&dir, board, &name);
-        if raw.exists() {
-            todo.push((material, raw, packed));
-        } else if packed.exists() {
-            println!("{name:>14}  already packed; {}", packed.display());
-        } else {
+        let mut found = false;
+        for kind in TableKind::ALL {
+            let (raw, packed) = both_files(&dir, board, kind, &name);
+            if raw.exists() {
+                todo.push((material, kind, raw, packed));
+            } else if packed.exists() {
+                println!(
+                    "{:>14}  already packed; {}",
+                    label(&name, kind),
+                    packed.display()
+                );
+            } else {
+                continue;
+            }
+            found = true;
+        }
+        if !found {
             bail!(
                 "no table for {name} on {board} in {}: build it with `retro gen {name} --board {board}`",
                 dir.display()
@@ -118,7 +157,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     }
     let total_raw: u64 = todo
         .iter()
-        .map(|(_, raw, _)| std::fs::metadata(raw).map_or(0, |m| m.len()))
+        .map(|(_, _, raw, _)| std::fs::metadata(raw).map_or(0, |m| m.len()))
         .sum();
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -135,8 +174,9 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     let geo = retro_engine::Geometry::new(board);
     let start = Instant::now();
     let (mut raw_bytes, mut packed_bytes) = (0u64, 0u64);
-    for (material, raw, packed) in &todo {
-        bar.set_message(material.to_string());
+    for (material, kind, raw, packed) in &todo {
+        let name = label(&material.to_string(), *kind);
+        bar.set_message(name.clone());
         let table = retro_format::Table::open_body_unchecked(raw)
             .with_context(|| format!("reading {}", raw.display()))?;
         let radices = retro_engine::Indexer::new(&geo, *material)
@@ -151,7 +191,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
         raw_bytes += report.raw_bytes;
         packed_bytes += report.packed_bytes;
         bar.inc(report.raw_bytes);
-        bar.suspend(|| println!("{}", pack_line(&material.to_string(), &report)));
+        bar.suspend(|| println!("{}", pack_line(&name, &report)));
     }
     bar.finish_and_clear();
     if !todo.is_empty() {
@@ -184,10 +224,15 @@ fn check(
     };
     let (mut same, mut entries) = (0usize, 0u64);
     let mut differ = Vec::new();
-    for material in materials {
-        let name = material.to_string();
-        let (raw, packed) = both_files(dir, board, &name);
-        bar.inc(1);
+    for (material, kind) in materials
+        .iter()
+        .flat_map(|m| TableKind::ALL.map(|kind| (m, kind)))
+    {
+        let (raw, packed) = both_files(dir, board, kind, &material.to_string());
+        let name = label(&material.to_string(), kind);
+        if kind == TableKind::Dtm {
+            bar.inc(1);
+        }
         if !(raw.exists() && packed.exists()) {
             continue;
         }

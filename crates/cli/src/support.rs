@@ -154,8 +154,12 @@ impl Observer for Bars {
                 p.seconds
             )
         });
+        let (label, longest) = match report.metric {
+            retro_gen::Metric::Dtm => ("", "longest mate"),
+            retro_gen::Metric::Fifty => (" DTZ50+WDL50", "longest distance to zeroing"),
+        };
         let line = format!(
-            "{:>14}  {what}{packed}; longest mate {} plies; {} entries per side; {}",
+            "{:>14}{label}  {what}{packed}; {longest} {} plies; {} entries per side; {}",
             report.material.to_string(),
             report.max_plies,
             report.entries_per_side,
@@ -222,10 +226,19 @@ pub(crate) fn engine_position(fen: &str) -> Result<(retro_rules::Position, Geome
 /// The canonical materials of the tables in `dir` for `board`, raw or packed (a table in both
 /// forms once), smallest first.
 pub(crate) fn tables_in(dir: &Path, board: Board) -> Result<Vec<Material>> {
+    kind_tables_in(dir, board, retro_format::TableKind::Dtm)
+}
+
+/// The materials with a table of `kind` for `board` in `dir`, as [`tables_in`] lists DTM's.
+pub(crate) fn kind_tables_in(
+    dir: &Path,
+    board: Board,
+    kind: retro_format::TableKind,
+) -> Result<Vec<Material>> {
     let mut found: Vec<Material> = retro_format::table_names(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .into_iter()
-        .filter(|t| (t.files, t.ranks) == (board.files(), board.ranks()))
+        .filter(|t| (t.files, t.ranks) == (board.files(), board.ranks()) && t.kind == kind)
         .filter_map(|t| Material::parse(&t.material).ok())
         .collect();
     found.sort_by_key(|m| (m.len(), m.to_string()));

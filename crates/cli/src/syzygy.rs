@@ -7,6 +7,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use retro_engine::Material;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Win/draw/loss counts of one side to move, positions up to symmetry.
@@ -21,7 +22,33 @@ pub struct Counts {
 /// Black to move; cursed wins count as wins and blessed losses as losses (the fifty-move rule
 /// set aside, as depth to mate does).
 pub fn syzygy_counts(text: &str) -> Result<[Counts; 2]> {
-    let mut sides = [Counts::default(); 2];
+    Ok(syzygy_fifty_counts(text)?.map(|side| {
+        let [losses, blessed, draws, cursed, wins] = side.classes;
+        Counts {
+            wins: wins + cursed,
+            draws,
+            losses: losses + blessed,
+        }
+    }))
+}
+
+/// The five classes of one side to move and its positions by distance to zeroing, as the
+/// Syzygy generator's statistics give them, positions up to symmetry.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FiftyCounts {
+    /// Losses, blessed losses ("cursed losses"), draws, cursed wins, wins: the order of
+    /// `retro_format::Wdl::CLASSES`.
+    pub classes: [u64; 5],
+    /// Wins by plies to zeroing (`N positions win in P ply.`).
+    pub wins: BTreeMap<u32, u64>,
+    /// Losses likewise (`N positions lose in P ply.`).
+    pub losses: BTreeMap<u32, u64>,
+}
+
+/// The five classes and distances of the Syzygy generator's statistics (`rtbgen -s`), White to
+/// move then Black to move.
+pub fn syzygy_fifty_counts(text: &str) -> Result<[FiftyCounts; 2]> {
+    let mut sides: [FiftyCounts; 2] = Default::default();
     let mut side = None;
     for line in text.lines() {
         let line = line.trim();
@@ -33,19 +60,36 @@ pub fn syzygy_counts(text: &str) -> Result<[Counts; 2]> {
         let Some(rest) = line.strip_suffix('.') else {
             continue;
         };
-        let Some((number, what)) = rest.split_once(" positions are ") else {
+        let Some((number, what)) = rest.split_once(" positions ") else {
             continue;
         };
         let Ok(number) = number.trim().parse::<u64>() else {
             continue;
         };
         let x = side.ok_or_else(|| anyhow!("a count before the side to move: `{line}`"))?;
-        match what {
-            "wins" | "cursed wins" => sides[x].wins += number,
-            "draws" => sides[x].draws += number,
-            "losses" | "cursed losses" => sides[x].losses += number,
-            other => bail!("an unknown kind of position in the statistics: `{other}`"),
+        let plies = |prefix: &str| -> Option<u32> {
+            what.strip_prefix(prefix)?
+                .strip_suffix(" ply")?
+                .parse()
+                .ok()
+        };
+        if let Some(p) = plies("win in ") {
+            *sides[x].wins.entry(p).or_default() += number;
+            continue;
         }
+        if let Some(p) = plies("lose in ") {
+            *sides[x].losses.entry(p).or_default() += number;
+            continue;
+        }
+        let k = match what {
+            "are losses" => 0,
+            "are cursed losses" => 1,
+            "are draws" => 2,
+            "are cursed wins" => 3,
+            "are wins" => 4,
+            other => bail!("an unknown kind of position in the statistics: `{other}`"),
+        };
+        sides[x].classes[k] += number;
     }
     if side != Some(1) {
         bail!("the statistics name no Black to move section");
@@ -67,6 +111,7 @@ pub fn swapped_name(material: Material) -> String {
 pub struct SyzygyStats {
     pub table: String,
     pub counts: [Counts; 2],
+    pub fifty: [FiftyCounts; 2],
 }
 
 /// Reads the statistics file at `path`.
@@ -87,7 +132,13 @@ pub fn read_stats(path: &Path) -> Result<SyzygyStats> {
             )
         })?;
     let counts = syzygy_counts(&text).with_context(|| format!("reading {}", path.display()))?;
-    Ok(SyzygyStats { table, counts })
+    let fifty =
+        syzygy_fifty_counts(&text).with_context(|| format!("reading {}", path.display()))?;
+    Ok(SyzygyStats {
+        table,
+        counts,
+        fifty,
+    })
 }
 
 impl SyzygyStats {
@@ -95,10 +146,28 @@ impl SyzygyStats {
     /// `material`, exchanged where it names it with the sides exchanged (Syzygy names the
     /// stronger side first); an error where it names another table.
     pub fn counts_of(&self, material: Material) -> Result<[Counts; 2]> {
+        Ok(match self.swapped_for(material)? {
+            false => self.counts,
+            true => [self.counts[1], self.counts[0]],
+        })
+    }
+
+    /// The five classes and distances, as [`SyzygyStats::counts_of`] gives the counts.
+    pub fn fifty_of(&self, material: Material) -> Result<[FiftyCounts; 2]> {
+        let [white, black] = self.fifty.clone();
+        Ok(match self.swapped_for(material)? {
+            false => [white, black],
+            true => [black, white],
+        })
+    }
+
+    /// Whether the file names `material` with its sides exchanged; an error where it names
+    /// another table.
+    fn swapped_for(&self, material: Material) -> Result<bool> {
         if self.table == material.to_string() {
-            Ok(self.counts)
+            Ok(false)
         } else if self.table == swapped_name(material) {
-            Ok([self.counts[1], self.counts[0]])
+            Ok(true)
         } else {
             bail!("the statistics are of {}, not {material}", self.table)
         }
@@ -139,6 +208,11 @@ mod tests {
                 losses: 3
             }
         );
+        let fifty = syzygy_fifty_counts(cursed).unwrap();
+        assert_eq!(fifty[0].classes, [1, 2, 5, 3, 10]);
+        let fifty = syzygy_fifty_counts(text).unwrap();
+        assert_eq!(fifty[0].wins.get(&1), Some(&2448));
+        assert_eq!(fifty[1].losses.get(&0), Some(&46));
         assert!(syzygy_counts("White to move:\n1 positions are odd.\n").is_err());
         assert!(syzygy_counts("nothing").is_err());
     }

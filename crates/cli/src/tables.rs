@@ -1,15 +1,13 @@
 //! `retro gen`, `retro probe`, `retro stats`, `retro table1`: building and reading tables.
 
 use crate::show::diagram;
-use crate::support::{
-    available_memory, engine_position, peak_memory_mib, tables_dir, tables_in, Bars,
-};
+use crate::support::{available_memory, engine_position, peak_memory_mib, tables_dir, Bars};
 use anyhow::{anyhow, bail, Context, Result};
 use retro_engine::Material;
 use retro_gen::Builder;
 use retro_rules::{Board, Side};
 use retro_tablebase::probe::describe;
-use retro_tablebase::report::{move_result, numbered, pgn_text, probe_json, stats_json};
+use retro_tablebase::report::{move_result, pgn_text, probe_json, stats_json};
 use retro_tablebase::stats::{material_stats, MaterialStats};
 use retro_tablebase::{table1, Tablebase};
 use std::path::{Path, PathBuf};
@@ -29,6 +27,8 @@ pub struct GenOptions {
     pub pack: bool,
     /// Bytes a build may take (`None`: the memory the machine has available).
     pub mem: Option<u64>,
+    /// What to build for each material.
+    pub metrics: Vec<retro_gen::Metric>,
     /// One rank of an MPI job ([`crate::distributed`]).
     pub distributed: bool,
 }
@@ -45,6 +45,7 @@ pub fn gen(
         quiet,
         pack,
         mem,
+        metrics,
         distributed,
     } = options;
     let mut materials = parse_materials(materials)?;
@@ -69,6 +70,7 @@ pub fn gen(
     let dir = tables_dir(dir);
     let builder = Builder::new(board, &dir)
         .with_core(core)
+        .with_metrics(&metrics)
         .with_pack(pack.then(retro_format::PackOptions::default));
     if distributed {
         return crate::distributed::gen(builder, &materials, &dir, quiet, mem);
@@ -91,6 +93,8 @@ pub fn gen(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `retro probe FEN`: the position's value by depth to mate and under the fifty-move rule (at
+/// the FEN's halfmove clock), whichever tables are there, every move rated, the best line.
 pub fn probe(
     fen: &str,
     dir: Option<PathBuf>,
@@ -99,45 +103,112 @@ pub fn probe(
     pgn: bool,
 ) -> Result<ExitCode> {
     let (natural, _, position) = engine_position(fen)?;
+    let clock = retro_tablebase::fifty::fen_clock(fen);
     let tb = Tablebase::new(natural.board(), tables_dir(dir));
     let stm = position.side_to_move();
-    let value = tb
-        .value(&position)
-        .with_context(|| format!("probing {}", natural.fen()))?;
-    let moves = tb.rated_moves(&position)?;
-    let best = if line || pgn {
-        tb.best_line(&position)?
-    } else {
-        Vec::new()
+    let (value, fifty) = match (tb.value(&position), tb.fifty(&position)) {
+        (Err(e), Err(_)) => {
+            return Err(anyhow::Error::from(e).context(format!("probing {}", natural.fen())))
+        }
+        (value, fifty) => (value.ok(), fifty.ok()),
     };
     if as_json {
-        let out = probe_json(&tb, &natural, &position, line)?;
+        let out = probe_json(&tb, &natural, &position, line, clock)?;
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
+    let moves = match value {
+        Some(_) => tb.rated_moves(&position)?,
+        None => Vec::new(),
+    };
+    let fifty_moves = match fifty {
+        Some(_) => tb.fifty_moves(&position, clock)?,
+        None => Vec::new(),
+    };
     if pgn {
-        print!("{}", pgn_text(&natural, value, &best));
+        let Some(value) = value else {
+            bail!(
+                "PGN follows depth to mate: build the DTM table (`retro gen {} --kinds dtm`)",
+                position.material()
+            );
+        };
+        print!("{}", pgn_text(&natural, value, &tb.best_line(&position)?));
         return Ok(ExitCode::SUCCESS);
     }
     print!("{}", diagram(&natural.to_setup()));
     println!("{} on {}", position.material(), natural.board());
-    println!("{}", describe(stm, value));
+    if let Some(value) = value {
+        println!("{}", describe(stm, value));
+    }
+    if let Some(f) = fifty {
+        for l in crate::fifty::value_lines(stm, f, clock) {
+            println!("{l}");
+        }
+    }
     if !moves.is_empty() {
         println!("Moves (best first; result for {stm}):");
         let width = moves.iter().map(|m| m.san.len()).max().unwrap_or(0);
         for m in &moves {
-            println!("  {:<width$}  {:<6}  {}", m.san, m.uci, move_result(m));
+            let rule = fifty_moves
+                .iter()
+                .find(|f| f.uci == m.uci)
+                .map_or(String::new(), crate::fifty::move_words);
+            println!(
+                "  {:<width$}  {:<6}  {}{rule}",
+                m.san,
+                m.uci,
+                move_result(m)
+            );
+        }
+    } else if !fifty_moves.is_empty() {
+        println!("Moves (best first under the fifty-move rule; class for the side then to move):");
+        for l in crate::fifty::move_lines(&fifty_moves) {
+            println!("{l}");
         }
     }
     if line {
+        let (best, what) = match value {
+            Some(_) => (
+                tb.best_line(&position)?
+                    .into_iter()
+                    .map(|m| m.san)
+                    .collect::<Vec<_>>(),
+                "Best line",
+            ),
+            None => (
+                tb.fifty_line(&position, clock)?
+                    .into_iter()
+                    .map(|m| m.san)
+                    .collect(),
+                "Line by DTZ50",
+            ),
+        };
         if best.is_empty() {
-            println!("Best line: none (no forced mate)");
+            println!("{what}: none (no forced win)");
         } else {
             println!(
-                "Best line ({} plies): {}",
+                "{what} ({} plies): {}",
                 best.len(),
-                numbered(&best, stm, 1)
+                retro_tablebase::report::numbered_sans(best.iter().map(String::as_str), stm, 1)
             );
+        }
+        if value.is_some() && fifty.is_some() {
+            let by_dtz: Vec<String> = tb
+                .fifty_line(&position, clock)?
+                .into_iter()
+                .map(|m| m.san)
+                .collect();
+            if !by_dtz.is_empty() {
+                println!(
+                    "Line by DTZ50 ({} plies, claiming the draw as soon as the rule allows): {}",
+                    by_dtz.len(),
+                    retro_tablebase::report::numbered_sans(
+                        by_dtz.iter().map(String::as_str),
+                        stm,
+                        1
+                    )
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -150,13 +221,19 @@ pub enum StatsFormat {
     Json,
 }
 
+/// `retro stats`: the statistics of the tables of each kind asked for (`kinds`; none named:
+/// every kind the materials have tables of), and the comparison with the Syzygy generator's
+/// statistics file of the one material named.
 pub fn stats(
     materials: &[String],
+    kinds: &[crate::MetricArg],
     board: Board,
     dir: Option<PathBuf>,
     format: StatsFormat,
     syzygy_stats: Option<&Path>,
 ) -> Result<ExitCode> {
+    use crate::MetricArg;
+    use retro_format::TableKind;
     if syzygy_stats.is_some() && materials.len() != 1 {
         bail!("--syzygy-stats compares one table: name exactly one material");
     }
@@ -165,37 +242,80 @@ pub fn stats(
         .map(|path| crate::syzygy::read_stats(path).map(|stats| (path, stats)))
         .transpose()?;
     let dir = tables_dir(dir);
-    let materials = if materials.is_empty() {
-        tables_in(&dir, board)?
-    } else {
-        parse_materials(materials)?
-    };
-    if materials.is_empty() {
-        bail!(
-            "no tables for {board} in {}; build some with `retro gen`",
-            dir.display()
-        );
-    }
     let tb = Tablebase::new(board, &dir);
+    let asked = |metric: MetricArg| kinds.is_empty() || kinds.contains(&metric);
+    let named = parse_materials(materials)?;
+    let of_kind = |kind: TableKind| -> Result<Vec<Material>> {
+        match named.is_empty() {
+            true => crate::support::kind_tables_in(&dir, board, kind),
+            false => Ok(named
+                .iter()
+                .map(|m| m.canonical().0)
+                .filter(|&m| !kinds.is_empty() || tb.kind_path_of(kind, m).exists())
+                .collect()),
+        }
+    };
+    let mut dtm = match asked(MetricArg::Dtm) {
+        true => of_kind(TableKind::Dtm)?,
+        false => Vec::new(),
+    };
+    let fifty = match asked(MetricArg::Fifty) {
+        true => of_kind(TableKind::Dtz50)?,
+        false => Vec::new(),
+    };
+    if dtm.is_empty() && fifty.is_empty() {
+        if named.is_empty() {
+            bail!(
+                "no tables for {board} in {}; build some with `retro gen`",
+                dir.display()
+            );
+        }
+        // No table of any kind: the DTM statistics say which file is missing.
+        dtm = named.iter().map(|m| m.canonical().0).collect();
+    }
     let mut all = Vec::new();
-    for m in materials {
-        let (canonical, _) = m.canonical();
-        all.push(
-            material_stats(&tb, canonical).with_context(|| format!("statistics of {canonical}"))?,
+    for m in dtm {
+        all.push(material_stats(&tb, m).with_context(|| format!("statistics of {m}"))?);
+    }
+    let mut all_fifty = Vec::new();
+    for m in fifty {
+        all_fifty.push(
+            retro_tablebase::stats::fifty_stats(&tb, m)
+                .with_context(|| format!("statistics of {m} under the fifty-move rule"))?,
         );
     }
     match format {
-        StatsFormat::Tsv => print!("{}", stats_tsv(&all, board)),
+        StatsFormat::Tsv => {
+            let blocks: Vec<String> = [
+                (!all.is_empty()).then(|| stats_tsv(&all, board)),
+                (!all_fifty.is_empty()).then(|| crate::fifty::stats_tsv(&all_fifty, board)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            print!("{}", blocks.join("\n"));
+        }
         StatsFormat::Json => println!(
             "{}",
             serde_json::to_string_pretty(&serde_json::Value::Array(
-                all.iter().map(|m| stats_json(m, board)).collect()
+                all.iter()
+                    .map(|m| stats_json(m, board))
+                    .chain(all_fifty.iter().map(|m| crate::fifty::stats_json(m, board)))
+                    .collect()
             ))?
         ),
-        StatsFormat::Table => print!("{}", stats_table(&all, board)),
+        StatsFormat::Table => {
+            print!("{}", stats_table(&all, board));
+            print!("{}", crate::fifty::stats_text(&all_fifty, board));
+        }
     }
-    if let (Some((path, peer)), [ours]) = (peer, all.as_slice()) {
-        compare_with_syzygy(ours, &peer, path)?;
+    if let Some((path, peer)) = peer {
+        if let [ours] = all.as_slice() {
+            compare_with_syzygy(ours, &peer, path)?;
+        }
+        if let [ours] = all_fifty.as_slice() {
+            crate::fifty::compare_with_syzygy(ours, &peer, path)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -377,6 +497,7 @@ pub fn table1(
         Some(crate::verify::check_all(
             &checker,
             &plan,
+            retro_format::TableKind::Dtm,
             board,
             quiet,
             false,

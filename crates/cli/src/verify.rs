@@ -2,8 +2,10 @@
 //! Hurd's theorems once they are checked.
 
 use crate::support::tables_dir;
+use crate::MetricArg;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use retro_format::TableKind;
 use retro_rules::{Board, Position, Side};
 use retro_tablebase::stats::material_stats;
 use retro_tablebase::Tablebase;
@@ -53,12 +55,12 @@ pub fn print_report(
     out: &mut dyn std::io::Write,
 ) -> Result<bool> {
     let men = &report.men;
+    let name = label(men, report.kind);
     if report.passed() {
         let cert = certificate::write(checker, report, board)?;
         writeln!(
             out,
-            "{:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
-            men.to_string(),
+            "{name:>14}  PASS  {} legal positions checked in {:.1} s; certificate {}",
             report.positions,
             report.seconds,
             cert.display()
@@ -67,10 +69,8 @@ pub fn print_report(
     }
     writeln!(
         out,
-        "{:>14}  FAIL  {} facts fail ({} legal positions checked):",
-        men.to_string(),
-        report.failure_count,
-        report.positions
+        "{name:>14}  FAIL  {} facts fail ({} legal positions checked):",
+        report.failure_count, report.positions
     )?;
     for f in &report.failures {
         writeln!(out, "    {f}")?;
@@ -78,12 +78,23 @@ pub fn print_report(
     Ok(false)
 }
 
-/// Checks every table of `plan` (smallest first), writing a certificate for each that passes
-/// and a line per table to `out`; with `resume`, a table whose certificate still holds (its
-/// body and those of the tables it reaches unchanged since they passed) is passed over.
+/// How a table is named in a line of `retro verify`: the material, and the kind beside it for
+/// the fifty-move tables (`KRvK DTZ50`, which covers its WDL50 companion).
+fn label(men: &Men, kind: TableKind) -> String {
+    match kind {
+        TableKind::Dtm => men.to_string(),
+        kind => format!("{men} {kind}"),
+    }
+}
+
+/// Checks every table of `kind` of `plan` (smallest first; a DTZ50 table with its WDL50
+/// companion), writing a certificate for each that passes and a line per table to `out`; with
+/// `resume`, a table whose certificate still holds (its body and those of the tables it reaches
+/// unchanged since they passed) is passed over.
 pub fn check_all(
     checker: &Checker,
     plan: &[Men],
+    kind: TableKind,
     board: Board,
     quiet: bool,
     resume: bool,
@@ -94,21 +105,23 @@ pub fn check_all(
     let mut failed = 0;
     let mut certified = 0;
     for men in plan {
-        if resume && certificate::established(checker, men)?.is_none() {
+        if resume && certificate::established_kind(checker, men, kind)?.is_none() {
             certified += 1;
             writeln!(
                 out,
                 "{:>14}  CERTIFIED by an earlier check ({} unchanged)",
-                men.to_string(),
-                checker.certificate_path(men).display()
+                label(men, kind),
+                checker.kind_certificate_path(men, kind).display()
             )?;
             continue;
         }
         let entries = retro_verify::scheme::Scheme::new(board, men).size();
         let bar = check_bar(men, entries, quiet);
-        let report = checker
-            .check(men, &|n| bar.inc(n))
-            .with_context(|| format!("checking {men}"))?;
+        let report = match kind {
+            TableKind::Dtm => checker.check(men, &|n| bar.inc(n)),
+            _ => checker.check_fifty(men, &|n| bar.inc(n)),
+        }
+        .with_context(|| format!("checking {}", label(men, kind)))?;
         bar.finish_and_clear();
         positions += report.positions;
         if !print_report(checker, &report, board, out)? {
@@ -124,8 +137,12 @@ pub fn check_all(
     })
 }
 
+/// `retro verify`: the tables of each kind in `kinds` (or, with none named, of every kind a
+/// named material — or, with none named, any table of the board — has in the directory).
+#[allow(clippy::too_many_arguments)]
 pub fn verify(
     materials: &[String],
+    kinds: &[MetricArg],
     board: Board,
     dir: Option<PathBuf>,
     quiet: bool,
@@ -133,38 +150,95 @@ pub fn verify(
     distributed: bool,
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
-    let names = if materials.is_empty() {
-        crate::support::tables_in(&dir, board)?
-            .iter()
-            .map(|m| m.to_string())
-            .collect()
-    } else {
-        materials.to_vec()
+    let checker = Checker::new(board, &dir);
+    let mut runs: Vec<(TableKind, Vec<String>)> = Vec::new();
+    for kind in [TableKind::Dtm, TableKind::Dtz50] {
+        let asked = kinds.iter().any(|k| match k {
+            MetricArg::Dtm => kind == TableKind::Dtm,
+            MetricArg::Fifty => kind == TableKind::Dtz50,
+        });
+        if !kinds.is_empty() && !asked {
+            continue;
+        }
+        let names: Vec<String> = if materials.is_empty() {
+            crate::support::kind_tables_in(&dir, board, kind)?
+                .iter()
+                .map(|m| m.to_string())
+                .collect()
+        } else if kinds.is_empty() {
+            // The kinds whose tables the named materials have.
+            materials
+                .iter()
+                .filter(|name| {
+                    Men::parse(name).is_ok_and(|men| {
+                        checker
+                            .kind_path_of(&retro_verify::stored(men), kind)
+                            .exists()
+                    })
+                })
+                .cloned()
+                .collect()
+        } else {
+            materials.to_vec()
+        };
+        if !names.is_empty() {
+            runs.push((kind, names));
+        }
+    }
+    if runs.is_empty() {
+        if let Some(name) = materials.first() {
+            // No table of any kind: the check of the first material says which file is missing.
+            Men::parse(name)?;
+            runs.push((TableKind::Dtm, materials.to_vec()));
+        } else {
+            bail!(
+                "no tables for {board} in {}; build some with `retro gen`",
+                dir.display()
+            );
+        }
+    }
+    let mut total = Checked {
+        tables: 0,
+        positions: 0,
+        failed: 0,
+        certified: 0,
+        seconds: 0.0,
     };
-    if names.is_empty() {
-        bail!(
-            "no tables for {board} in {}; build some with `retro gen`",
+    for (kind, names) in runs {
+        let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+        if distributed {
+            if kind != TableKind::Dtm {
+                bail!(
+                    "--distributed checks DTM tables; check the fifty-move tables in one process"
+                );
+            }
+            return crate::distributed::verify(&checker, &plan, board, quiet);
+        }
+        let what = match kind {
+            TableKind::Dtm => "DTM tables",
+            _ => "DTZ50 tables (each with its WDL50 classes)",
+        };
+        println!(
+            "verify: {} {what} on {board} in {}, smallest first, against the natural model",
+            plan.len(),
             dir.display()
         );
+        let checked = check_all(
+            &checker,
+            &plan,
+            kind,
+            board,
+            quiet,
+            resume,
+            &mut std::io::stdout(),
+        )?;
+        total.tables += checked.tables;
+        total.positions += checked.positions;
+        total.failed += checked.failed;
+        total.certified += checked.certified;
+        total.seconds += checked.seconds;
     }
-    let checker = Checker::new(board, &dir);
-    let plan = checker.plan(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
-    if distributed {
-        return crate::distributed::verify(&checker, &plan, board, quiet);
-    }
-    println!(
-        "verify: {} tables on {board} in {}, smallest first, against the natural model",
-        plan.len(),
-        dir.display()
-    );
-    let checked = check_all(
-        &checker,
-        &plan,
-        board,
-        quiet,
-        resume,
-        &mut std::io::stdout(),
-    )?;
+    let checked = total;
     println!(
         "checked {} tables{}, {} legal positions, in {:.1} s: {}",
         checked.tables - checked.certified,

@@ -33,7 +33,10 @@ fn other_boards() -> &'static Path {
     DIR.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         for board in ["5x5", "7x7"] {
-            let out = retro_in(dir.path(), &["gen", "KRvK", "--board", board, "--quiet"]);
+            let out = retro_in(
+                dir.path(),
+                &["gen", "--kinds", "dtm", "KRvK", "--board", board, "--quiet"],
+            );
             assert!(out.status.success(), "{}", stderr_text(&out));
         }
         dir
@@ -297,7 +300,12 @@ fn every_command_on(files: u8, ranks: u8) {
             }
         }
         let dir = prepare(root.path(), state);
-        let out = retro_in(&dir, &["gen", "KRvK", "--board", &board, "--quiet"]);
+        let out = retro_in(
+            &dir,
+            &[
+                "gen", "--kinds", "dtm", "KRvK", "--board", &board, "--quiet",
+            ],
+        );
         assert!(
             settled(&out, &format!("{label}: retro gen")),
             "{label}: gen: {}",

@@ -241,7 +241,9 @@ fn bench_six_compares_counts_with_the_syzygy_generator() {
     let syzygy = dir.path().join("syzygy");
     std::fs::create_dir_all(&tables).unwrap();
     let t = tables.to_str().unwrap();
-    let out = retro(&["gen", "KRNvKNN", "--board", "4x4", "--dir", t, "--quiet"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KRNvKNN", "--board", "4x4", "--dir", t, "--quiet",
+    ]);
     assert!(out.status.success(), "{}", stderr_text(&out));
     let stats = retro(&[
         "stats", "KRNvKNN", "--board", "4x4", "--dir", t, "--format", "json",

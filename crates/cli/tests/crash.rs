@@ -92,7 +92,9 @@ fn gen_killed_part_way() {
     killed_part_way(
         "gen",
         |_| {},
-        &["gen", "KQvKR", "KRvKN", "--dir", "{dir}", "--quiet"],
+        &[
+            "gen", "--kinds", "dtm", "KQvKR", "KRvKN", "--dir", "{dir}", "--quiet",
+        ],
     );
 }
 

@@ -91,7 +91,9 @@ fn gen_on_a_full_disk() {
     full_disk(
         "gen",
         |_| {},
-        &["gen", "KQvKR", "KRvKN", "--dir", "{dir}", "--quiet"],
+        &[
+            "gen", "--kinds", "dtm", "KQvKR", "KRvKN", "--dir", "{dir}", "--quiet",
+        ],
     );
 }
 
@@ -171,7 +173,9 @@ fn two_builds_in_one_directory_do_not_write_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let mut first = command(
-        &["gen", "KRBvKR", "--dir", "{dir}", "--quiet"],
+        &[
+            "gen", "--kinds", "dtm", "KRBvKR", "--dir", "{dir}", "--quiet",
+        ],
         dir.path(),
         None,
     )
@@ -189,7 +193,7 @@ fn two_builds_in_one_directory_do_not_write_at_once() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let second = retro(&["gen", "KQvK", "--dir", d, "--quiet"]);
+    let second = retro(&["gen", "--kinds", "dtm", "KQvK", "--dir", d, "--quiet"]);
     let first_done = first.wait().unwrap();
     assert!(first_done.success());
     assert!(
@@ -206,9 +210,11 @@ fn two_builds_in_one_directory_do_not_write_at_once() {
     );
     assert!(!dir.path().join("KQvK.8x8.rtb").exists());
     // Once the first is done, the second runs, and every table is whole.
-    assert!(retro(&["gen", "KQvK", "--dir", d, "--quiet"])
-        .status
-        .success());
+    assert!(
+        retro(&["gen", "--kinds", "dtm", "KQvK", "--dir", d, "--quiet"])
+            .status
+            .success()
+    );
     let out = retro(&["verify", "--dir", d, "--quiet"]);
     assert!(out.status.success(), "{}", stderr_text(&out));
 }

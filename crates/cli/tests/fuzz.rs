@@ -361,7 +361,9 @@ fn written() -> &'static Path {
                 String::from_utf8_lossy(&out.stderr)
             );
         };
-        retro(&["gen", "KRvK", "--board", "4x4", "--dir", &d, "--quiet"]);
+        retro(&[
+            "gen", "--kinds", "dtm", "KRvK", "--board", "4x4", "--dir", &d, "--quiet",
+        ]);
         retro(&["verify", "KRvK", "--board", "4x4", "--dir", &d, "--quiet"]);
         retro(&[
             "oracle",
@@ -374,7 +376,7 @@ fn written() -> &'static Path {
             "--out",
             &format!("{d}/krk.oracle"),
         ]);
-        retro(&["gen", "KPvKP", "--dir", &d, "--quiet"]);
+        retro(&["gen", "--kinds", "dtm", "KPvKP", "--dir", &d, "--quiet"]);
         retro(&[
             "freeze",
             &en_passant().display().to_string(),

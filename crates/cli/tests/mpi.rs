@@ -76,7 +76,7 @@ fn one_process(dir: &Path, board: &str, materials: &[&str]) {
     let out = Command::new(env!("CARGO_BIN_EXE_retro"))
         .arg("gen")
         .args(materials)
-        .args(["--board", board, "--quiet", "--dir"])
+        .args(["--board", board, "--kinds", "dtm", "--quiet", "--dir"])
         .arg(dir)
         .output()
         .expect("retro runs");

@@ -11,7 +11,7 @@ fn an_oracle_is_built_checked_and_played() {
     let tables = dir.path().join("tables");
     let file = dir.path().join("krk.oracle");
     let file = file.to_str().unwrap();
-    let gen = retro_with_tables(&["gen", "KRvK", "--quiet"], &tables);
+    let gen = retro_with_tables(&["gen", "--kinds", "dtm", "KRvK", "--quiet"], &tables);
     assert!(gen.status.success(), "{}", stderr_text(&gen));
     // Mate in one: Rh8#.
     let fen = "k7/8/1K6/8/8/8/8/7R w - - 0 1";

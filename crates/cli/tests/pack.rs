@@ -47,7 +47,9 @@ fn every_table_of_up_to_four_men_packs_to_the_same_values() {
         raw.path().to_str().unwrap(),
         packed.path().to_str().unwrap(),
     );
-    ok(retro(&["gen", "--up-to", "4", "--dir", r, "--quiet"]));
+    ok(retro(&[
+        "gen", "--kinds", "dtm", "--up-to", "4", "--dir", r, "--quiet",
+    ]));
     copy_raw(raw.path(), packed.path());
     let text = ok(retro(&["pack", "--dir", p, "--remove-raw", "--quiet"]));
     assert!(text.contains("36 tables packed"), "{text}");
@@ -112,18 +114,18 @@ fn a_larger_table_builds_from_packed_tables_alone() {
         packed.path().to_str().unwrap(),
     );
     ok(retro(&[
-        "gen", "KRvKR", "--board", "5x5", "--dir", r, "--quiet",
+        "gen", "--kinds", "dtm", "KRvKR", "--board", "5x5", "--dir", r, "--quiet",
     ]));
     ok(retro(&[
-        "gen", "KRvKR", "--board", "5x5", "--dir", p, "--quiet", "--pack",
+        "gen", "--kinds", "dtm", "KRvKR", "--board", "5x5", "--dir", p, "--quiet", "--pack",
     ]));
     assert!(names(packed.path()).iter().all(|n| n.ends_with(".rtbz")));
     let text = ok(retro(&[
-        "gen", "KRBvKR", "--board", "5x5", "--dir", p, "--pack",
+        "gen", "--kinds", "dtm", "KRBvKR", "--board", "5x5", "--dir", p, "--pack",
     ]));
     assert!(text.contains("packed"), "{text}");
     ok(retro(&[
-        "gen", "KRBvKR", "--board", "5x5", "--dir", r, "--quiet",
+        "gen", "--kinds", "dtm", "KRBvKR", "--board", "5x5", "--dir", r, "--quiet",
     ]));
     let built = Table::open(&raw.path().join("KRBvKR.5x5.rtb")).unwrap();
     let from_packed = Table::open(&packed.path().join("KRBvKR.5x5.rtbz")).unwrap();
@@ -145,7 +147,7 @@ fn damaged_packed_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     ok(retro(&[
-        "gen", "KQvK", "KRvK", "--dir", d, "--quiet", "--pack",
+        "gen", "--kinds", "dtm", "KQvK", "KRvK", "--dir", d, "--quiet", "--pack",
     ]));
     let path = dir.path().join("KQvK.8x8.rtbz");
     let good = std::fs::read(&path).unwrap();
@@ -194,7 +196,9 @@ fn damaged_packed_files_are_refused() {
 fn a_pack_killed_part_way_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    ok(retro(&["gen", "KQvKR", "--dir", d, "--quiet"]));
+    ok(retro(&[
+        "gen", "--kinds", "dtm", "KQvKR", "--dir", d, "--quiet",
+    ]));
     let whole = tempfile::tempdir().unwrap();
     copy_raw(dir.path(), whole.path());
     ok(retro(&[
@@ -246,8 +250,12 @@ fn the_freezer_and_oracles_read_packed_tables() {
         raw.path().to_str().unwrap(),
         packed.path().to_str().unwrap(),
     );
-    ok(retro(&["gen", "KQvKR", "--dir", r, "--quiet"]));
-    ok(retro(&["gen", "KQvKR", "--dir", p, "--quiet", "--pack"]));
+    ok(retro(&[
+        "gen", "--kinds", "dtm", "KQvKR", "--dir", r, "--quiet",
+    ]));
+    ok(retro(&[
+        "gen", "--kinds", "dtm", "KQvKR", "--dir", p, "--quiet", "--pack",
+    ]));
     let problem = packed.path().join("rook.toml");
     std::fs::write(&problem, common::ROOK_ON_TWO_FILES).unwrap();
     let problem = problem.to_str().unwrap();
@@ -291,7 +299,9 @@ fn the_freezer_and_oracles_read_packed_tables() {
 fn pack_check_compares_packed_with_raw_files() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    ok(retro(&["gen", "KQvK", "KRvK", "--dir", d, "--quiet"]));
+    ok(retro(&[
+        "gen", "--kinds", "dtm", "KQvK", "KRvK", "--dir", d, "--quiet",
+    ]));
     ok(retro(&["pack", "--dir", d, "--quiet"]));
     let text = ok(retro(&["pack", "--check", "--dir", d, "--quiet"]));
     assert!(text.contains("3 packed tables compared"), "{text}");

@@ -17,7 +17,8 @@ fn tables() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_str().unwrap();
         let out = retro(&[
-            "gen", "KQvK", "KRvK", "KBBvK", "KBNvK", "KQvKR", "KRvKN", "--dir", path, "--quiet",
+            "gen", "--kinds", "dtm", "KQvK", "KRvK", "KBBvK", "KBNvK", "KQvKR", "KRvKN", "--dir",
+            path, "--quiet",
         ]);
         assert!(out.status.success(), "{}", stderr_text(&out));
         assert!(stdout_text(&out).contains("tables ready"));
@@ -174,14 +175,24 @@ fn malformed_fen_is_an_error() {
 
 #[test]
 fn unknown_material_is_an_error() {
-    let out = retro(&["gen", "KXvK", "--dir", dir()]);
+    let out = retro(&["gen", "--kinds", "dtm", "KXvK", "--dir", dir()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr_text(&out).contains("unknown material 'KXvK'") && stderr_text(&out).contains("'X'"),
         "{}",
         stderr_text(&out)
     );
-    let out = retro(&["gen", "KPvK", "--board", "6x2", "--dir", dir(), "--quiet"]);
+    let out = retro(&[
+        "gen",
+        "--kinds",
+        "dtm",
+        "KPvK",
+        "--board",
+        "6x2",
+        "--dir",
+        dir(),
+        "--quiet",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr_text(&out).contains("no square a pawn may stand on"),
@@ -281,10 +292,10 @@ fn foreign_file_is_an_error() {
 
 #[test]
 fn wrong_flags_are_errors() {
-    let out = retro(&["gen", "KRvK", "--bogus"]);
+    let out = retro(&["gen", "--kinds", "dtm", "KRvK", "--bogus"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_text(&out).contains("--bogus"));
-    let out = retro(&["gen", "KRvK", "--board", "9x99"]);
+    let out = retro(&["gen", "--kinds", "dtm", "KRvK", "--board", "9x99"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_text(&out).contains("invalid board size"));
     let out = retro(&["stats", "--format", "xml"]);
@@ -336,6 +347,8 @@ fn both_cores_write_the_same_files() {
     for (dir, core) in [(fast.path(), "fast"), (reference.path(), "reference")] {
         let out = common::retro(&[
             "gen",
+            "--kinds",
+            "dtm",
             "KRvKB",
             "KQvKN",
             "--board",
@@ -360,7 +373,7 @@ fn both_cores_write_the_same_files() {
         compared += 1;
     }
     assert!(compared >= 6, "{compared} files compared");
-    let wrong = common::retro(&["gen", "KRvK", "--core", "quick"]);
+    let wrong = common::retro(&["gen", "--kinds", "dtm", "KRvK", "--core", "quick"]);
     assert!(!wrong.status.success());
     let message = common::stderr_text(&wrong);
     assert!(
@@ -376,7 +389,7 @@ fn both_cores_write_the_same_files() {
 fn pawn_tables_probe_and_count_en_passant_apart() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let out = retro(&["gen", "KPvK", "--dir", d, "--quiet"]);
+    let out = retro(&["gen", "--kinds", "dtm", "KPvK", "--dir", d, "--quiet"]);
     assert!(out.status.success(), "{}", stderr_text(&out));
     let stats = json(&retro(&["stats", "KPvK", "--dir", d, "--format", "json"]));
     let white = &stats[0]["white_to_move"];
@@ -385,7 +398,9 @@ fn pawn_tables_probe_and_count_en_passant_apart() {
     // A lone pawn cannot be taken en passant.
     assert_eq!(white["en_passant"]["legal"]["raw"], 0);
 
-    let out = retro(&["gen", "KPvKP", "--board", "5x5", "--dir", d, "--quiet"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KPvKP", "--board", "5x5", "--dir", d, "--quiet",
+    ]);
     assert!(out.status.success(), "{}", stderr_text(&out));
     let probe = json(&retro(&[
         "probe",
@@ -471,7 +486,9 @@ fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
     let path = dir.path().to_str().unwrap();
     // KQRvKQR needs about 19 GiB: 462 king pairs × 64⁴ slots, a byte each and side (14.4
     // GiB) and two bits of hints (3.6 GiB), its five-man tables and the chunks' code sets.
-    let out = retro(&["gen", "KQRvKQR", "--dir", path, "--mem", "8G", "--quiet"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KQRvKQR", "--dir", path, "--mem", "8G", "--quiet",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr_text(&out));
     let err = stderr_text(&out);
     assert!(
@@ -480,7 +497,9 @@ fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
     );
     // Six men with pawns: the White king on half the board and every square for a pawn; the
     // first table of the plan over the limit is named (here a promotion's).
-    let out = retro(&["gen", "KRPvKRP", "--dir", path, "--mem", "20G", "--quiet"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KRPvKRP", "--dir", path, "--mem", "20G", "--quiet",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr_text(&out).contains("needs about")
@@ -490,7 +509,9 @@ fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     // A bad size is a usage error.
-    let out = retro(&["gen", "KRvK", "--dir", path, "--mem", "lots"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KRvK", "--dir", path, "--mem", "lots",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_text(&out).contains("not a size"));
 }
@@ -500,7 +521,9 @@ fn a_table_beyond_the_memory_limit_is_refused_before_it_starts() {
 fn six_man_tables_build_verify_and_probe() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
-    let out = retro(&["gen", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet"]);
+    let out = retro(&[
+        "gen", "--kinds", "dtm", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet",
+    ]);
     assert!(out.status.success(), "{}", stderr_text(&out));
     let out = retro(&[
         "verify", "KRNvKNN", "--board", "4x4", "--dir", path, "--quiet",

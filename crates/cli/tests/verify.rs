@@ -15,6 +15,8 @@ use std::path::Path;
 fn gen(dir: &Path, board: &str, materials: &[&str]) {
     let mut args = vec![
         "gen",
+        "--kinds",
+        "dtm",
         "--board",
         board,
         "--dir",
@@ -428,7 +430,9 @@ fn hurds_kqrk_subtlety() {
 fn every_table_of_up_to_four_men_passes_on_8x8() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let built = retro(&["gen", "--up-to", "4", "--dir", d, "--quiet"]);
+    let built = retro(&[
+        "gen", "--kinds", "dtm", "--up-to", "4", "--dir", d, "--quiet",
+    ]);
     assert!(built.status.success(), "{}", all_output(&built));
     let checked = retro(&["verify", "--dir", d, "--quiet"]);
     let text = all_output(&checked);

@@ -318,6 +318,7 @@ fn check_material(geo: &Geometry, scope: &Scope, material: Material) -> Report {
         retractions: Retractions {
             uncapture,
             unpromote: scope.pawns,
+            pawn_moves: true,
         },
     };
     let men = material.men();

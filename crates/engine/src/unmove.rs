@@ -24,6 +24,8 @@ pub struct Retractions {
     pub uncapture: [bool; 6],
     /// Whether promoted pieces may be turned back into pawns.
     pub unpromote: bool,
+    /// Whether pawns may be moved back (pushes, double steps, captures as `uncapture` allows).
+    pub pawn_moves: bool,
 }
 
 impl Retractions {
@@ -31,12 +33,22 @@ impl Retractions {
     pub const QUIET: Retractions = Retractions {
         uncapture: [false; 6],
         unpromote: false,
+        pawn_moves: true,
+    };
+
+    /// The moves that do not zero the fifty-move rule's clock: a piece's moves that capture
+    /// nothing (no pawn moves, no captures, no promotions).
+    pub const PIECES: Retractions = Retractions {
+        uncapture: [false; 6],
+        unpromote: false,
+        pawn_moves: false,
     };
 
     /// Every kind of retracted move: any piece but the king put back, and promotions undone.
     pub const ALL: Retractions = Retractions {
         uncapture: [false, true, true, true, true, true],
         unpromote: true,
+        pawn_moves: true,
     };
 
     fn uncaptures(&self) -> impl Iterator<Item = Piece> + '_ {
@@ -91,6 +103,9 @@ impl<const N: usize> Position<N> {
             }
         };
         if let Some(target) = self.en_passant() {
+            if !kinds.pawn_moves {
+                return;
+            }
             // Only the double step that created the target can have led here.
             let Some(now) = geo.ahead(mover, target, 1) else {
                 return;
@@ -111,6 +126,7 @@ impl<const N: usize> Position<N> {
             }
             let now = man.sq;
             match man.piece {
+                Piece::Pawn if !kinds.pawn_moves => {}
                 Piece::Pawn => {
                     self.pawn_retractions(geo, kinds, man, &mut |b| accept(Some(b), &mut visit))
                 }
@@ -327,6 +343,52 @@ impl<const N: usize> Position<N> {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Geometry, Indexer, Material, Position, Retractions, TABLE_MEN};
+    use retro_rules::{Board, Piece, Side};
+    use std::collections::BTreeSet;
+
+    /// The retractions of [`Retractions::PIECES`] are exactly the moves that do not zero the
+    /// fifty-move rule's clock, on every position of tables with pawns of both sides (en
+    /// passant) and of one: each move of a piece that captures nothing, retracted from the
+    /// position it reaches, and nothing else.
+    #[test]
+    fn piece_retractions_are_the_moves_that_keep_the_clock() {
+        for (name, files, ranks) in [("KPvKP", 4, 5), ("KRPvK", 4, 4), ("KNvKP", 3, 5)] {
+            let geo = Geometry::new(Board::new(files, ranks).unwrap());
+            let material = Material::parse(name).unwrap();
+            let indexer = Indexer::new(&geo, material).unwrap();
+            let key = |p: &Position<TABLE_MEN>| {
+                (
+                    p.side_to_move() == Side::White,
+                    indexer
+                        .index(&geo, p)
+                        .expect("legal positions have an index"),
+                )
+            };
+            let (mut moves, mut retractions) = (BTreeSet::new(), BTreeSet::new());
+            for stm in Side::ALL {
+                indexer.for_each_position::<TABLE_MEN>(&geo, 0..indexer.size(), stm, |_, p| {
+                    let Some(p) = p.filter(|p| p.is_legal(&geo)) else {
+                        return;
+                    };
+                    p.for_each_move(&geo, |mv, after| {
+                        if mv.piece != Piece::Pawn && mv.captured.is_none() {
+                            moves.insert((key(&p), key(&after)));
+                        }
+                    });
+                    p.for_each_predecessor(&geo, Retractions::PIECES, |before| {
+                        retractions.insert((key(&before), key(&p)));
+                    });
+                });
+            }
+            assert!(!moves.is_empty(), "{name}");
+            assert_eq!(moves, retractions, "{name} on {files}x{ranks}");
         }
     }
 }

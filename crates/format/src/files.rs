@@ -1,29 +1,54 @@
 //! Where tables live and how their files are written: the names of raw and packed files, the
 //! table files of a directory, and the one way files are written — whole, or not at all.
 //!
-//! Owns: [`file_name`], [`table_path`], [`TableName`], [`table_names`], [`is_packed_path`], and
+//! Owns: [`file_name`], [`kind_file_name`], [`table_path`], [`kind_table_path`],
+//! [`TableName`], [`table_names`], [`is_packed_path`], and
 //! the crate's temporary files (`TempFile`).
 //! Must never: read a table's contents (that is [`crate::Table`] and [`crate::PackedTable`]).
 
-use crate::{io_error, packed_file_name, FormatError};
+use crate::{io_error, FormatError, TableKind};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-/// The file name of the table of `material` (e.g. `KRvK`) on a `files × ranks` board:
+/// The file name of the DTM table of `material` (e.g. `KRvK`) on a `files × ranks` board:
 /// `KRvK.8x8.rtb`.
 pub fn file_name(material: &str, files: u8, ranks: u8) -> String {
-    format!("{material}.{files}x{ranks}.rtb")
+    kind_file_name(TableKind::Dtm, material, files, ranks, false)
 }
 
-/// The file holding the table of `material` on a `files × ranks` board in `dir`: the raw file
-/// (`KRvK.8x8.rtb`) if there is one, else the packed file (`KRvK.8x8.rtbz`) if there is one,
-/// else the raw file's path (for writing it, or for an error naming it).
+/// The file name of `material`'s table of `kind` on a `files × ranks` board, raw
+/// (`KRvK.8x8.rtb`, `KRvK.8x8.dtz50.rtb`) or packed (`KRvK.8x8.rtbz`, `KRvK.8x8.dtz50.rtbz`).
+pub fn kind_file_name(
+    kind: TableKind,
+    material: &str,
+    files: u8,
+    ranks: u8,
+    packed: bool,
+) -> String {
+    let extension = if packed { "rtbz" } else { "rtb" };
+    format!("{material}.{files}x{ranks}{}.{extension}", kind.suffix())
+}
+
+/// The file holding the DTM table of `material` on a `files × ranks` board in `dir`: the raw
+/// file (`KRvK.8x8.rtb`) if there is one, else the packed file (`KRvK.8x8.rtbz`) if there is
+/// one, else the raw file's path (for writing it, or for an error naming it).
 pub fn table_path(dir: &Path, material: &str, files: u8, ranks: u8) -> PathBuf {
-    let raw = dir.join(file_name(material, files, ranks));
+    kind_table_path(dir, TableKind::Dtm, material, files, ranks)
+}
+
+/// [`table_path`] for the table of `kind`.
+pub fn kind_table_path(
+    dir: &Path,
+    kind: TableKind,
+    material: &str,
+    files: u8,
+    ranks: u8,
+) -> PathBuf {
+    let raw = dir.join(kind_file_name(kind, material, files, ranks, false));
     if raw.exists() {
         return raw;
     }
-    let packed = dir.join(packed_file_name(material, files, ranks));
+    let packed = dir.join(kind_file_name(kind, material, files, ranks, true));
     if packed.exists() {
         packed
     } else {
@@ -31,7 +56,8 @@ pub fn table_path(dir: &Path, material: &str, files: u8, ranks: u8) -> PathBuf {
     }
 }
 
-/// A table file found in a directory, by its name: `MATERIAL.FxR.rtb` or `MATERIAL.FxR.rtbz`.
+/// A table file found in a directory, by its name: `MATERIAL.FxR[.KIND].rtb` or
+/// `MATERIAL.FxR[.KIND].rtbz`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TableName {
     /// The material as the name spells it, e.g. `KRvK`.
@@ -42,6 +68,8 @@ pub struct TableName {
     pub ranks: u8,
     /// Whether the file is packed (`.rtbz`).
     pub packed: bool,
+    /// What the table holds, by the name's kind (none for DTM, `.dtz50`, `.wdl50`).
+    pub kind: TableKind,
 }
 
 impl TableName {
@@ -51,6 +79,11 @@ impl TableName {
             Some(stem) => (stem, true),
             None => (name.strip_suffix(".rtb")?, false),
         };
+        let (stem, kind) = TableKind::ALL
+            .into_iter()
+            .filter(|k| *k != TableKind::Dtm)
+            .find_map(|k| stem.strip_suffix(k.suffix()).map(|s| (s, k)))
+            .unwrap_or((stem, TableKind::Dtm));
         let (material, board) = stem.rsplit_once('.')?;
         let (files, ranks) = board.split_once('x')?;
         Some(TableName {
@@ -58,12 +91,24 @@ impl TableName {
             files: files.parse().ok()?,
             ranks: ranks.parse().ok()?,
             packed,
+            kind,
         })
+    }
+
+    /// The file name it was parsed from.
+    pub fn file_name(&self) -> String {
+        kind_file_name(
+            self.kind,
+            &self.material,
+            self.files,
+            self.ranks,
+            self.packed,
+        )
     }
 }
 
-/// The table files in `dir`, raw and packed, sorted by material name, board and form (a table
-/// present in both forms is listed twice). Temporary files of writes under way are not table
+/// The table files in `dir`, raw and packed, of every kind, sorted by material name, board, form
+/// and kind (a table present in both forms is listed twice). Temporary files of writes under way are not table
 /// files.
 pub fn table_names(dir: &Path) -> Result<Vec<TableName>, FormatError> {
     let mut found = Vec::new();

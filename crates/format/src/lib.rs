@@ -21,9 +21,10 @@
 //! | 19 | 1 | number of board symmetries removed by the index (8, 4 or 2) |
 //! | 20 | 4 | index scheme (1: see below) |
 //! | 24 | 8 | entries per side to move, `E` |
-//! | 32 | 4 | longest depth to mate stored, in plies |
+//! | 32 | 4 | longest distance stored, in plies (to mate, or to zeroing) |
 //! | 36 | 2 | length `L` of the material name |
-//! | 38 | 2 | reserved, 0 |
+//! | 38 | 1 | the table's kind ([`TableKind`]): 0 DTM, 1 DTZ50, 2 WDL50 |
+//! | 39 | 1 | the plies the fifty-move rule allows (100), for DTZ50 and WDL50; 0 for DTM |
 //! | 40 | 32 | blake3 hash of the body |
 //! | 72 | `L` | the material's name in ASCII, e.g. `KRvK` (White's men, `v`, Black's men) |
 //! | … | | zero padding up to `H − 32` |
@@ -32,7 +33,8 @@
 //!
 //! # Values
 //!
-//! An entry is `0` for an index that is not a legal position (a gap of the index, or an illegal
+//! A DTM table's entry (below); DTZ50 and WDL50 entries are in [`fifty`]. An entry is `0` for
+//! an index that is not a legal position (a gap of the index, or an illegal
 //! placement), `1` for a draw, and `2 + n` for a position decided in `n` plies: if `n` is odd
 //! the side to move mates in `n` plies (mate in `(n+1)/2` moves); if `n` is even it is mated in
 //! `n` plies (`0`: it is checkmated now). One byte holds depths up to 253 plies; tables with
@@ -45,7 +47,7 @@
 //! pairs, symmetry group and combinatorial digits it describes.
 //!
 //! ```
-//! use retro_format::{write_table, Header, Table, Value, INDEX_SCHEME};
+//! use retro_format::{write_table, Header, Table, TableKind, Value, INDEX_SCHEME};
 //! // A table of two entries a side, written atomically and read back, checksums checked.
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("KQvK.4x4.rtb");
@@ -58,6 +60,8 @@
 //!     entries_per_side: 2,
 //!     value_width: 1,
 //!     max_plies: 3,
+//!     kind: TableKind::Dtm,
+//!     rule_plies: 0,
 //! };
 //! let codes = [Value::Win(1), Value::Draw, Value::Loss(2), Value::Illegal];
 //! let body: Vec<u8> = codes.iter().map(|v| v.code() as u8).collect();
@@ -68,13 +72,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod fifty;
 pub mod files;
 pub mod lock;
 pub mod oracle;
 pub mod packed;
 
+pub use fifty::{Dtz, TableKind, Wdl};
 pub use files::{
-    file_name, is_packed_path, table_names, table_path, write_atomically, TableName, TempFile,
+    file_name, is_packed_path, kind_file_name, kind_table_path, table_names, table_path,
+    write_atomically, TableName, TempFile,
 };
 pub use lock::DirectoryLock;
 pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
@@ -153,8 +160,27 @@ pub struct Header {
     pub entries_per_side: u64,
     /// Bytes per entry.
     pub value_width: u8,
-    /// The longest depth to mate stored, in plies.
+    /// The longest distance stored, in plies: to mate (DTM), to zeroing (DTZ50); 0 for WDL50.
     pub max_plies: u32,
+    /// What the table holds.
+    pub kind: TableKind,
+    /// The plies the fifty-move rule allows between zeroing moves (100 in chess) for a kind
+    /// under the rule; 0 for DTM.
+    pub rule_plies: u8,
+}
+
+impl Header {
+    /// The header must be of a table of `kind`: an error naming the file at `path` otherwise.
+    pub fn expect_kind(&self, kind: TableKind, path: &Path) -> Result<(), FormatError> {
+        match self.kind == kind {
+            true => Ok(()),
+            false => Err(FormatError::WrongKind {
+                path: path.to_path_buf(),
+                expected: kind,
+                found: self.kind,
+            }),
+        }
+    }
 }
 
 /// What can go wrong reading or writing a table.
@@ -234,6 +260,16 @@ pub enum FormatError {
         /// What is wrong.
         what: String,
     },
+    /// A file of another kind than the one asked for (a DTZ50 table where DTM is read).
+    #[error("{} holds a {found} table, not {expected}", path.display())]
+    WrongKind {
+        /// The path.
+        path: PathBuf,
+        /// The kind asked for.
+        expected: TableKind,
+        /// The kind the header names.
+        found: TableKind,
+    },
     /// An index beyond the table.
     #[error("index {index} is beyond the {entries} entries of {material}")]
     IndexOutOfRange {
@@ -298,9 +334,14 @@ fn short_file(
     }
 }
 
-/// The smallest value width holding every code up to `2 + max_plies`.
+/// The smallest value width holding every DTM code up to `2 + max_plies`.
 pub fn width_for(max_plies: u32) -> u8 {
-    if 2 + max_plies <= u32::from(u8::MAX) {
+    width_for_code(2 + max_plies)
+}
+
+/// The smallest value width holding every code up to `max_code`.
+pub fn width_for_code(max_code: u32) -> u8 {
+    if max_code <= u32::from(u8::MAX) {
         1
     } else {
         2
@@ -323,7 +364,7 @@ fn header_bytes(header: &Header, body_hash: &[u8; 32]) -> Vec<u8> {
     bytes.extend_from_slice(&header.entries_per_side.to_le_bytes());
     bytes.extend_from_slice(&header.max_plies.to_le_bytes());
     bytes.extend_from_slice(&(name.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(&0u16.to_le_bytes());
+    bytes.extend_from_slice(&[header.kind.code(), header.rule_plies]);
     bytes.extend_from_slice(body_hash);
     bytes.extend_from_slice(name);
     bytes.resize(length - HASH_LEN, 0);
@@ -502,14 +543,16 @@ fn read_u32(bytes: &[u8], at: usize) -> u32 {
 /// Maps a table file, raw or packed, and reads the header fields both layouts share: the magic
 /// bytes, the layout's version, the header length (a multiple of 8, within the file), the
 /// header's blake3 checksum in its last 32 bytes, the board, value width, symmetries, index
-/// scheme, entries per side and longest depth at offsets 16–35, and the material's name, its
-/// length at offset 36 and its text at `name_at`. The rest is the caller's to check.
+/// scheme, entries per side and longest depth at offsets 16–35, the material's name, its
+/// length at offset 36 and its text at `name_at`, and the kind and the rule's plies at
+/// `kind_at` and the byte after. The rest is the caller's to check.
 fn map_header(
     file: &File,
     path: &Path,
     magic: &[u8; 8],
     version: u32,
     name_at: usize,
+    kind_at: usize,
 ) -> Result<(memmap2::Mmap, Header, usize), FormatError> {
     let length = file.metadata().map_err(io_error(path))?.len();
     let corrupt = |what: &str| FormatError::CorruptHeader {
@@ -562,9 +605,16 @@ fn map_header(
         entries_per_side: u64::from_le_bytes(bytes[24..32].try_into().expect("eight bytes")),
         max_plies: read_u32(bytes, 32),
         material,
+        kind: TableKind::from_code(bytes[kind_at]).ok_or_else(|| corrupt("unknown table kind"))?,
+        rule_plies: bytes[kind_at + 1],
     };
     if !matches!(header.value_width, 1 | 2) {
         return Err(corrupt("value width is neither 1 nor 2"));
+    }
+    if header.kind.under_rule() != (header.rule_plies > 0) {
+        return Err(corrupt(
+            "the fifty-move rule's plies do not fit the table's kind",
+        ));
     }
     Ok((map, header, header_length))
 }
@@ -635,7 +685,7 @@ impl Table {
         }
         let file = File::open(path).map_err(io_error(path))?;
         let (map, header, header_length) =
-            map_header(&file, path, &MAGIC, FORMAT_VERSION, FIXED_HEADER)?;
+            map_header(&file, path, &MAGIC, FORMAT_VERSION, FIXED_HEADER, 38)?;
         let bytes = &map[..];
         let length = bytes.len() as u64;
         let corrupt = |what: &str| FormatError::CorruptHeader {
@@ -737,9 +787,21 @@ impl Table {
         }
     }
 
-    /// The value at `index` for the given side to move.
+    /// The value at `index` for the given side to move, read as DTM (the caller checks the
+    /// header's kind).
     pub fn value(&self, white_to_move: bool, index: u64) -> Result<Value, FormatError> {
         self.code(white_to_move, index).map(Value::from_code)
+    }
+
+    /// The DTZ50 entry at `index` for the given side to move, read as DTZ50 (the caller checks
+    /// the header's kind).
+    pub fn dtz(&self, white_to_move: bool, index: u64) -> Result<Dtz, FormatError> {
+        self.code(white_to_move, index).map(Dtz::from_code)
+    }
+
+    /// The table must be of `kind`: an error naming the file otherwise.
+    pub fn expect_kind(&self, kind: TableKind) -> Result<(), FormatError> {
+        self.header.expect_kind(kind, &self.path)
     }
 
     /// The raw body: `2 × entries_per_side` entries of `value_width` bytes.
@@ -826,6 +888,8 @@ mod tests {
             entries_per_side: entries,
             value_width: width,
             max_plies: 31,
+            kind: TableKind::Dtm,
+            rule_plies: 0,
         }
     }
 

@@ -11,6 +11,10 @@
 //!
 //! Player I is the player whose wins `W` describes (White, in chess); Player II is the other.
 //!
+//! Beside it, [`phases`]: games played in phases, whose moves either stay in the phase or end
+//! it with an outcome fixed for the mover, and the sets `won_by n` and `lost_by n` that measure
+//! the distance to the end of a phase (the fifty-move rule's distance to zeroing, in chess).
+//!
 //! ```
 //! use retro_game::{solve, ExplicitGame};
 //! // Player I moves from a to b, where Player II is stuck and has lost (`W`); from c Player I
@@ -26,6 +30,8 @@
 //! assert!(solved.win1().contains(&'a') && !solved.win1().contains(&'c'));
 //! # Ok::<(), retro_game::GameError<char>>(())
 //! ```
+
+pub mod phases;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Debug;

@@ -5,13 +5,16 @@
 //! Must never: compute a value itself (the cores in [`crate::fast`] and [`crate::reference`] do).
 
 use crate::ranks::{agree, OneRank, Ranks};
-use crate::{exit_targets, fast, BuildReport, CoreKind, DiskNeed, GenError, Observer};
+use crate::{exit_targets, fast, BuildReport, CoreKind, DiskNeed, GenError, Metric, Observer};
 use retro_engine::{Geometry, Indexer, Material};
-use retro_format::{FormatError, Header, Table};
+use retro_format::{FormatError, Header, Table, TableKind};
 use retro_rules::{Board, Piece, Side};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// A file a run keeps: its header, and its body hash where the run checked it whole.
+type Kept = (Header, Option<[u8; 32]>);
 
 /// Builds tables for one board into one directory.
 pub struct Builder {
@@ -25,6 +28,11 @@ pub struct Builder {
     pack: Option<retro_format::PackOptions>,
     /// The most memory a build may take, in bytes ([`Builder::with_memory_limit`]).
     memory_limit: Option<u64>,
+    /// What a run builds for each material ([`Builder::with_metrics`]).
+    metrics: Vec<Metric>,
+    /// The plies the fifty-move rule allows between zeroing moves, for [`Metric::Fifty`]
+    /// (100; tests take fewer).
+    pub(crate) fifty_rule: u32,
 }
 
 impl Builder {
@@ -37,7 +45,26 @@ impl Builder {
             tuning: fast::Tuning::default(),
             pack: None,
             memory_limit: None,
+            metrics: vec![Metric::Dtm],
+            fifty_rule: retro_rules::fifty::RULE_PLIES,
         }
+    }
+
+    /// The same builder building, for each material of a run, the tables of `metrics` (DTM
+    /// alone by default), each metric's from the smaller tables of the same metric.
+    pub fn with_metrics(mut self, metrics: &[Metric]) -> Builder {
+        let mut metrics = metrics.to_vec();
+        metrics.sort();
+        metrics.dedup();
+        self.metrics = metrics;
+        self
+    }
+
+    /// The same builder with a fifty-move rule of `plies` plies between zeroing moves rather
+    /// than 100, for tests on small boards, where the real rule never bites (at most 255).
+    pub fn with_fifty_rule(mut self, plies: u8) -> Builder {
+        self.fifty_rule = u32::from(plies.max(1));
+        self
     }
 
     /// The same builder refusing, before any work, a run with a table whose build would take
@@ -78,27 +105,48 @@ impl Builder {
         )
     }
 
-    /// The raw file of `material`'s table, which building writes.
-    pub(crate) fn raw_path_of(&self, material: Material) -> PathBuf {
-        self.file_of(material, retro_format::file_name)
-    }
-
-    /// The packed file of `material`'s table.
-    fn packed_path_of(&self, material: Material) -> PathBuf {
-        self.file_of(material, retro_format::packed_file_name)
-    }
-
-    /// The file `name` names for `material`'s table on this board, in the directory.
-    fn file_of(&self, material: Material, name: fn(&str, u8, u8) -> String) -> PathBuf {
+    /// The file of `material`'s table of `kind`, as [`Builder::path_of`] finds the DTM one.
+    pub fn kind_path_of(&self, kind: TableKind, material: Material) -> PathBuf {
         let board = self.geo.board();
-        self.dir
-            .join(name(&material.to_string(), board.files(), board.ranks()))
+        retro_format::kind_table_path(
+            &self.dir,
+            kind,
+            &material.to_string(),
+            board.files(),
+            board.ranks(),
+        )
     }
 
-    /// After a raw file is written: a packed file of the same table left in the directory is
-    /// removed, so that the two never disagree.
+    /// The raw file of `material`'s DTM table, which building writes.
+    pub(crate) fn raw_path_of(&self, material: Material) -> PathBuf {
+        self.file_of(TableKind::Dtm, material, false)
+    }
+
+    /// The raw (or packed) file of `material`'s table of `kind` on this board, in the directory.
+    pub(crate) fn file_of(&self, kind: TableKind, material: Material, packed: bool) -> PathBuf {
+        let board = self.geo.board();
+        self.dir.join(retro_format::kind_file_name(
+            kind,
+            &material.to_string(),
+            board.files(),
+            board.ranks(),
+            packed,
+        ))
+    }
+
+    /// After a raw DTM file is written: a packed file of the same table left in the directory
+    /// is removed, so that the two never disagree.
     pub(crate) fn remove_stale_packed(&self, material: Material) -> Result<(), GenError> {
-        let packed = self.packed_path_of(material);
+        self.remove_stale_packed_of(TableKind::Dtm, material)
+    }
+
+    /// [`Builder::remove_stale_packed`] for a table of `kind`.
+    pub(crate) fn remove_stale_packed_of(
+        &self,
+        kind: TableKind,
+        material: Material,
+    ) -> Result<(), GenError> {
+        let packed = self.file_of(kind, material, true);
         match std::fs::remove_file(&packed) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(FormatError::Io {
                 path: packed,
@@ -109,14 +157,15 @@ impl Builder {
         }
     }
 
-    /// Packs the raw table of `material` (the packer checks its body against its hash) and
-    /// removes the raw file once the packed one is written and decoded back.
+    /// Packs the raw table of `kind` of `material` (the packer checks its body against its
+    /// hash) and removes the raw file once the packed one is written and decoded back.
     fn pack_raw(
         &self,
+        kind: TableKind,
         material: Material,
         options: &retro_format::PackOptions,
     ) -> Result<retro_format::PackReport, GenError> {
-        let raw = self.raw_path_of(material);
+        let raw = self.file_of(kind, material, false);
         let table = Table::open_body_unchecked(&raw)?;
         let radices = Indexer::new(&self.geo, material)
             .map_err(|e| GenError::Unsupported {
@@ -124,7 +173,8 @@ impl Builder {
                 reason: e.to_string(),
             })?
             .digit_radices();
-        let report = retro_format::pack(&table, &self.packed_path_of(material), &radices, options)?;
+        let packed = self.file_of(kind, material, true);
+        let report = retro_format::pack(&table, &packed, &radices, options)?;
         drop(table);
         std::fs::remove_file(&raw).map_err(|source| FormatError::Io { path: raw, source })?;
         Ok(report)
@@ -170,7 +220,9 @@ impl Builder {
     /// arguments, on the same directory): with more than one rank, each table to build is
     /// partitioned over them and built by the reference core, each rank holding its part of
     /// the index; rank 0 decides which files to keep, takes the directory's lock, writes every
-    /// file and packs. The files are those one process writes.
+    /// file and packs. The files are those one process writes. Each material's tables are
+    /// built in the order of [`Builder::with_metrics`], after those of the materials it leads
+    /// into.
     pub fn build_on(
         &self,
         targets: &[Material],
@@ -180,35 +232,35 @@ impl Builder {
         let plan = self.plan(targets)?;
         let lead = ranks.rank() == 0;
         let partitioned = ranks.count() > 1;
+        if partitioned && self.metrics.contains(&Metric::Fifty) {
+            return Err(GenError::Unsupported {
+                material: targets.first().map_or(String::new(), |m| m.to_string()),
+                reason: "the fifty-move tables are built in one process, not over ranks".into(),
+            });
+        }
         // Which files to keep, from the largest material down: a file is checked whole when
         // this run reads it — a target, or a table a table to be built leads into — and by its
         // header and length otherwise; a file that fails is built again, and the tables it
         // leads into are then read. Kept files checked whole are not checked again when read.
-        // Rank 0 decides for every rank.
-        let mut read: BTreeSet<Material> = targets.iter().map(|m| m.canonical().0).collect();
-        let mut kept: BTreeMap<Material, (Header, Option<[u8; 32]>)> = BTreeMap::new();
-        for &material in plan.iter().rev().filter(|_| lead) {
-            let path = self.path_of(material);
-            let whole = read.contains(&material);
-            let opened = match whole {
-                true => Table::open(&path).map(|t| (t.header().clone(), t.body_hash())),
-                false => retro_format::read_header(&path),
-            };
-            match opened {
-                Ok((header, hash))
-                    if header.material == material.to_string()
-                        && header.index_scheme == retro_format::INDEX_SCHEME =>
-                {
-                    kept.insert(material, (header, whole.then_some(hash)));
+        // Rank 0 decides for every rank. Each metric reads its own smaller tables.
+        let mut kept: BTreeMap<(Material, Metric), Kept> = BTreeMap::new();
+        for &metric in self.metrics.iter().filter(|_| lead) {
+            let mut read: BTreeSet<Material> = targets.iter().map(|m| m.canonical().0).collect();
+            for &material in plan.iter().rev() {
+                let whole = read.contains(&material);
+                match self.keepable(metric, material, whole) {
+                    Some(found) => {
+                        kept.insert((material, metric), found);
+                    }
+                    None => read.extend(exit_targets(material)),
                 }
-                _ => read.extend(exit_targets(material)),
             }
         }
         if partitioned {
             let decided = plan
                 .iter()
-                .map(|m| {
-                    kept.get(m)
+                .map(|&m| {
+                    kept.get(&(m, Metric::Dtm))
                         .map_or(0, |(_, hash)| 1 + u64::from(hash.is_some()))
                 })
                 .collect();
@@ -222,48 +274,54 @@ impl Builder {
                 // partitioned build reads its smaller tables as one process does).
                 match retro_format::read_header(&self.path_of(material)) {
                     Ok((header, _)) => {
-                        kept.insert(material, (header, (keep == 2).then_some([0; 32])));
+                        kept.insert(
+                            (material, Metric::Dtm),
+                            (header, (keep == 2).then_some([0; 32])),
+                        );
                     }
                     Err(e) => headers = Err(e.into()),
                 }
             }
             agree(ranks, headers, targets)?;
         }
+        let to_build: Vec<(Material, Metric)> = plan
+            .iter()
+            .flat_map(|&m| self.metrics.iter().map(move |&metric| (m, metric)))
+            .filter(|key| !kept.contains_key(key))
+            .collect();
         let fits = match self.memory_limit {
-            Some(limit) => {
-                plan.iter()
-                    .filter(|m| !kept.contains_key(m))
-                    .try_for_each(|&material| {
-                        let needed = match partitioned {
-                            true => {
-                                crate::memory::partitioned_bytes(&self.geo, material, ranks.count())
-                            }
-                            false => crate::memory_needed(&self.geo, material, self.core)
-                                .map(|need| need.bytes),
-                        };
-                        let needed = needed.unwrap_or(u64::MAX);
-                        match needed > limit {
-                            true => Err(GenError::NotEnoughMemory {
-                                material: material.to_string(),
-                                needed,
-                                limit,
-                            }),
-                            false => Ok(()),
-                        }
-                    })
-            }
+            Some(limit) => to_build.iter().try_for_each(|&(material, metric)| {
+                let needed = match (metric, partitioned) {
+                    (Metric::Fifty, _) => crate::memory::fifty_bytes(&self.geo, material),
+                    (Metric::Dtm, true) => {
+                        crate::memory::partitioned_bytes(&self.geo, material, ranks.count())
+                    }
+                    (Metric::Dtm, false) => {
+                        crate::memory_needed(&self.geo, material, self.core).map(|need| need.bytes)
+                    }
+                };
+                let needed = needed.unwrap_or(u64::MAX);
+                match needed > limit {
+                    true => Err(GenError::NotEnoughMemory {
+                        material: material.to_string(),
+                        needed,
+                        limit,
+                    }),
+                    false => Ok(()),
+                }
+            }),
             None => Ok(()),
         };
         // The limit is each rank's, and may differ between machines.
         agree(ranks, fits, targets)?;
         let checked_disk = match lead {
-            true => self.check_disk(&plan, &kept, targets, observer),
+            true => self.check_disk(&to_build, targets, observer),
             false => Ok(()),
         };
         agree(ranks, checked_disk, targets)?;
         // One run writing a directory at a time: another would write the same files. A run
         // that only reads what is there takes no lock.
-        let writes = self.pack.is_some() || plan.iter().any(|m| !kept.contains_key(m));
+        let writes = self.pack.is_some() || !to_build.is_empty();
         let names: Vec<String> = targets.iter().map(|m| m.to_string()).collect();
         let lock = match writes && lead {
             true => retro_format::DirectoryLock::acquire(
@@ -276,47 +334,83 @@ impl Builder {
         let _lock = agree(ranks, lock.map_err(GenError::from), targets)?;
         let checked: BTreeMap<Material, [u8; 32]> = kept
             .iter()
-            .filter_map(|(&m, &(_, hash))| hash.map(|h| (m, h)))
+            .filter(|((_, metric), _)| *metric == Metric::Dtm)
+            .filter_map(|(&(m, _), &(_, hash))| hash.map(|h| (m, h)))
             .collect();
         let mut reports = Vec::new();
         for material in plan {
-            let mut report = match kept.remove(&material) {
-                Some((header, hash)) => BuildReport {
-                    material,
-                    path: self.path_of(material),
-                    reused: true,
-                    body_checked: hash.is_some(),
-                    entries_per_side: header.entries_per_side,
-                    max_plies: header.max_plies,
-                    seconds: 0.0,
-                    init_seconds: 0.0,
-                    retrograde_seconds: 0.0,
-                    depths: 0,
-                    core: None,
-                    packed: None,
-                    traffic: None,
-                },
-                None if partitioned => self.build_reference_on(material, observer, ranks)?,
-                None => self.build_checked(material, observer, &checked)?,
-            };
-            if let Some(options) = &self.pack {
-                if !retro_format::is_packed_path(&report.path) {
-                    let packed = match lead {
-                        true => self.pack_raw(material, options).map(Some),
-                        false => Ok(None),
-                    };
-                    if let Some(packed) = agree(ranks, packed, &[material])? {
-                        report.path = packed.path.clone();
-                        report.packed = Some(packed);
-                    } else {
-                        report.path = self.packed_path_of(material);
+            for &metric in &self.metrics {
+                let mut report = match kept.remove(&(material, metric)) {
+                    Some((header, hash)) => BuildReport {
+                        material,
+                        metric,
+                        path: self.kind_path_of(metric.kinds()[0], material),
+                        reused: true,
+                        body_checked: hash.is_some(),
+                        entries_per_side: header.entries_per_side,
+                        max_plies: header.max_plies,
+                        seconds: 0.0,
+                        init_seconds: 0.0,
+                        retrograde_seconds: 0.0,
+                        depths: 0,
+                        core: None,
+                        packed: None,
+                        traffic: None,
+                    },
+                    None if metric == Metric::Fifty => self.build_fifty(material, observer)?,
+                    None if partitioned => self.build_reference_on(material, observer, ranks)?,
+                    None => self.build_checked(material, observer, &checked)?,
+                };
+                if let Some(options) = &self.pack {
+                    for (k, &kind) in metric.kinds().iter().enumerate() {
+                        if retro_format::is_packed_path(&self.kind_path_of(kind, material)) {
+                            continue;
+                        }
+                        let packed = match lead {
+                            true => self.pack_raw(kind, material, options).map(Some),
+                            false => Ok(None),
+                        };
+                        let packed = agree(ranks, packed, &[material])?;
+                        if k == 0 {
+                            report.path = self.file_of(kind, material, true);
+                            report.packed = packed;
+                        }
                     }
                 }
+                observer.finished(&report);
+                reports.push(report);
             }
-            observer.finished(&report);
-            reports.push(report);
         }
         Ok(reports)
+    }
+
+    /// The header (and, checked whole when `whole`, the body hash) of `material`'s file of
+    /// the first kind of `metric`, if every file of the metric is there and fits this
+    /// builder: its material, index scheme, kind and rule; `None` if one is missing, damaged
+    /// or of another build.
+    fn keepable(&self, metric: Metric, material: Material, whole: bool) -> Option<Kept> {
+        let mut first = None;
+        for &kind in metric.kinds() {
+            let path = self.kind_path_of(kind, material);
+            let (header, hash) = match whole {
+                true => Table::open(&path).map(|t| (t.header().clone(), t.body_hash())),
+                false => retro_format::read_header(&path),
+            }
+            .ok()?;
+            let rule = match kind.under_rule() {
+                true => self.fifty_rule,
+                false => 0,
+            };
+            let fits = header.material == material.to_string()
+                && header.index_scheme == retro_format::INDEX_SCHEME
+                && header.kind == kind
+                && u32::from(header.rule_plies) == rule;
+            if !fits {
+                return None;
+            }
+            first.get_or_insert((header, whole.then_some(hash)));
+        }
+        first
     }
 
     /// Builds the table of `material`, whose smaller tables must exist.
@@ -361,15 +455,14 @@ impl Builder {
         self.build_reference(material, observer)
     }
 
-    /// Refuses a run whose tables to build (those of `plan` not in `kept`) and the largest of
-    /// their scratch files would not fit the disk of the tables directory
+    /// Refuses a run whose tables to build (`to_build`) and the largest of their scratch
+    /// files would not fit the disk of the tables directory
     /// ([`crate::disk_needed`]); a directory whose free space cannot be read is not checked.
     /// Where they fit but would not if the deepest of them had mates longer than a byte holds
     /// ([`crate::DiskNeed::deep`]), `observer` is told so, with the figure, before any work.
-    fn check_disk<T>(
+    fn check_disk(
         &self,
-        plan: &[Material],
-        kept: &BTreeMap<Material, T>,
+        to_build: &[(Material, Metric)],
         targets: &[Material],
         observer: &dyn Observer,
     ) -> Result<(), GenError> {
@@ -377,10 +470,15 @@ impl Builder {
             return Ok(());
         };
         let available = stats.f_bavail.saturating_mul(stats.f_frsize);
-        let needs: Vec<(Material, DiskNeed)> = plan
+        let needs: Vec<(Material, DiskNeed)> = to_build
             .iter()
-            .filter(|m| !kept.contains_key(m))
-            .filter_map(|&m| Some((m, self.disk_needed(m)?)))
+            .filter_map(|&(m, metric)| {
+                let need = match metric {
+                    Metric::Dtm => self.disk_needed(m)?,
+                    Metric::Fifty => crate::memory::fifty_disk(&self.geo, m)?,
+                };
+                Some((m, need))
+            })
             .collect();
         let verdict = disk_verdict(&needs, available, targets.first().copied());
         match verdict {
@@ -396,10 +494,11 @@ impl Builder {
                 more,
             } => {
                 observer.notice(&format!(
-                    "the run needs about {} of disk in {}, and {} are free there; if the mates \
-                     of {material} are longer than a byte holds (over 251 plies), it needs up \
-                     to {} more (its file at two bytes an entry, a snapshot of its work \
-                     table), and the build stops with an error when the disk is full",
+                    "the run needs about {} of disk in {}, and {} are free there; if the \
+                     values of {material} are longer than a byte holds (mates over 251 plies, \
+                     distances to zeroing over 126), it needs up to {} more (its file at two \
+                     bytes an entry, a snapshot of a work table), and the build stops with an \
+                     error when the disk is full",
                     crate::memory::gib(needed),
                     self.dir.display(),
                     crate::memory::gib(available),
@@ -443,6 +542,8 @@ impl Builder {
             entries_per_side: indexer.size(),
             value_width: retro_format::width_for(max_plies),
             max_plies,
+            kind: retro_format::TableKind::Dtm,
+            rule_plies: 0,
         }
     }
 
@@ -549,6 +650,7 @@ impl Builder {
         self.remove_stale_packed(material)?;
         Ok(BuildReport {
             material,
+            metric: Metric::Dtm,
             path,
             reused: false,
             body_checked: true,

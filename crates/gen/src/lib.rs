@@ -50,9 +50,12 @@
 mod builder;
 mod exits;
 pub mod fast;
+pub mod fifty;
 pub mod memory;
+mod pending;
 pub mod ranks;
 pub mod reference;
+mod subtables;
 
 pub use builder::Builder;
 pub use exits::exit_targets;
@@ -171,12 +174,44 @@ pub trait Observer: Sync {
 pub struct Silent;
 impl Observer for Silent {}
 
+/// What a run builds for each material of its plan: the tables of a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    /// Depth to mate, the fifty-move rule left out: one DTM file a material.
+    Dtm,
+    /// Under the fifty-move rule: the distance to zeroing and the five classes, a DTZ50 and a
+    /// WDL50 file a material ([`fifty`]), built from the DTZ50 tables of the smaller materials.
+    Fifty,
+}
+
+impl Metric {
+    /// The kinds of file the metric writes for a material; the first is the one a report
+    /// names.
+    pub fn kinds(self) -> &'static [retro_format::TableKind] {
+        use retro_format::TableKind;
+        match self {
+            Metric::Dtm => &[TableKind::Dtm],
+            Metric::Fifty => &[TableKind::Dtz50, TableKind::Wdl50],
+        }
+    }
+
+    /// How the metric is named on the command line and in reports: `dtm`, `fifty`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Dtm => "dtm",
+            Metric::Fifty => "fifty",
+        }
+    }
+}
+
 /// What building one table did.
 #[derive(Debug, Clone)]
 pub struct BuildReport {
     /// The material.
     pub material: Material,
-    /// The file.
+    /// What was built: a DTM table, or a DTZ50 table with its WDL50 companion.
+    pub metric: Metric,
+    /// The file (for [`Metric::Fifty`], the DTZ50 file; the WDL50 file lies beside it).
     pub path: PathBuf,
     /// Whether an existing valid file was kept instead of building.
     pub reused: bool,
@@ -185,7 +220,7 @@ pub struct BuildReport {
     pub body_checked: bool,
     /// Index entries per side to move.
     pub entries_per_side: u64,
-    /// The longest depth to mate, in plies.
+    /// The longest depth to mate (or distance to zeroing), in plies.
     pub max_plies: u32,
     /// Seconds spent in all.
     pub seconds: f64,

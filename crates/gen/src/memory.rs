@@ -209,6 +209,31 @@ pub struct DiskNeed {
     pub deep: u64,
 }
 
+/// The memory the fifty-move core ([`crate::fifty`]) needs to build `material`'s DTZ50 and
+/// WDL50 tables on `geo`'s board: a 16-bit word and a level byte an entry and side, and room
+/// for the positions decided at one depth (a fifth of the entries, eight bytes each); `None`
+/// if the table cannot be indexed.
+pub fn fifty_bytes(geo: &Geometry, material: Material) -> Option<u64> {
+    let entries = Indexer::new(geo, material).ok()?.size();
+    Some(
+        entries
+            .saturating_mul(2 * (2 + 1) + 2 * 8 / 5)
+            .saturating_add(ALLOWANCE),
+    )
+}
+
+/// The disk the fifty-move core writes for `material`'s tables: the DTZ50 file at a byte an
+/// entry and side (two where a distance passes 126 plies, which only the build finds out: its
+/// `deep`) and the WDL50 file at one; no scratch.
+pub fn fifty_disk(geo: &Geometry, material: Material) -> Option<DiskNeed> {
+    let entries = Indexer::new(geo, material).ok()?.size();
+    Some(DiskNeed {
+        table: 2 * entries + 2 * entries,
+        scratch: 0,
+        deep: 2 * entries,
+    })
+}
+
 /// The slices `core` solves `material`'s table on `geo`'s board in, if it does: the fast core,
 /// on a material in its own colours whose pawns make slices ([`Layout::sliced`]).
 pub(crate) fn sliced_layout(geo: &Geometry, material: Material, core: CoreKind) -> Option<Layout> {

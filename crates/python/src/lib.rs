@@ -4,7 +4,9 @@
 //! `probe_dtm`, `get_dtm`, `probe_wdl`, `get_wdl` (the signs, units and errors of python-chess's
 //! `chess.gaviota`), retro's own `probe`, `best_move` and `line`, and the exceptions
 //! [`MissingTableError`] (a `KeyError`, as gaviota's) and [`TableError`] (an `OSError`: a
-//! damaged file).
+//! damaged file); and its submodule `retro.syzygy` — `open_tablebase` and the class
+//! [`SyzygyTablebase`] with `probe_wdl`, `get_wdl`, `probe_dtz`, `get_dtz` in the shape of
+//! python-chess's `chess.syzygy`, from the DTZ50 tables (module `syzygy`).
 //! Must never: read a value other than through `retro-tablebase`, or hold the interpreter's
 //! lock while probing (other Python threads run meanwhile).
 //!
@@ -34,14 +36,22 @@ pyo3::create_exception!(
     "A table file that is damaged, truncated or not what its name says."
 );
 
+mod syzygy;
+pub use syzygy::SyzygyTablebase;
+
+/// The directories a tablebase object searches, in the order added.
+struct Directories {
+    directories: RwLock<Vec<Directory>>,
+    cache_bytes: u64,
+}
+
 /// The tables of one or more directories, probed from any number of threads.
 ///
 /// Made by `retro.open_tablebase(directory)`; a context manager, as
 /// `chess.gaviota.open_tablebase` returns.
 #[pyclass(frozen, module = "retro")]
 pub struct Tablebase {
-    directories: RwLock<Vec<Directory>>,
-    cache_bytes: u64,
+    directories: Directories,
 }
 
 /// Why a probe failed, as the Python exception it raises.
@@ -109,7 +119,39 @@ fn wdl(value: Value) -> i64 {
     }
 }
 
-impl Tablebase {
+impl Directories {
+    /// No directory yet; each added gets a cache of `cache_bytes` of decoded blocks a board.
+    fn new(cache_bytes: u64) -> Directories {
+        Directories {
+            directories: RwLock::new(Vec::new()),
+            cache_bytes,
+        }
+    }
+
+    /// Adds the tables of another directory, searched after those added before.
+    fn add(&self, directory: PathBuf) -> PyResult<()> {
+        if !directory.is_dir() {
+            return Err(PyOSError::new_err(format!(
+                "not a directory: {}",
+                directory.display()
+            )));
+        }
+        let directory = Directory::new(directory).with_cache_bytes(self.cache_bytes);
+        self.directories
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(directory);
+        Ok(())
+    }
+
+    /// Forgets every directory (and the tables opened from them).
+    fn clear(&self) {
+        self.directories
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// Runs `probe` with the tables of the first directory that has the position's table.
     fn with_table<T>(
         &self,
@@ -153,12 +195,17 @@ impl Tablebase {
             reason: "the tablebase has no directory (it was closed)".into(),
         })
     }
+}
 
+impl Tablebase {
     /// The value of `board` for its side to move, probed without the interpreter's lock.
     fn value(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<Value> {
         let fen = fen_of(board)?;
-        py.detach(|| self.with_table(&fen, |tables, _, position| tables.value(position)))
-            .map_err(python_error)
+        py.detach(|| {
+            self.directories
+                .with_table(&fen, |tables, _, position| tables.value(position))
+        })
+        .map_err(python_error)
     }
 }
 
@@ -167,18 +214,7 @@ impl Tablebase {
     /// Adds the tables of another directory (raw `.rtb` or packed `.rtbz` files); directories
     /// are searched in the order added.
     fn add_directory(&self, directory: PathBuf) -> PyResult<()> {
-        if !directory.is_dir() {
-            return Err(PyOSError::new_err(format!(
-                "not a directory: {}",
-                directory.display()
-            )));
-        }
-        let directory = Directory::new(directory).with_cache_bytes(self.cache_bytes);
-        self.directories
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(directory);
-        Ok(())
+        self.directories.add(directory)
     }
 
     /// The depth to mate in plies (half-moves): positive if the side to move mates, negative
@@ -232,9 +268,16 @@ impl Tablebase {
         let fen = fen_of(board)?;
         let json = py
             .detach(|| {
-                self.with_table(&fen, |tables, natural, position| {
-                    probe_json(tables, natural, position, line)
-                })
+                self.directories
+                    .with_table(&fen, |tables, natural, position| {
+                        probe_json(
+                            tables,
+                            natural,
+                            position,
+                            line,
+                            retro_tablebase::fifty::fen_clock(&fen),
+                        )
+                    })
             })
             .map_err(python_error)?;
         py.import("json")?
@@ -246,7 +289,7 @@ impl Tablebase {
     fn best_move(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
         let fen = fen_of(board)?;
         py.detach(|| {
-            self.with_table(&fen, |tables, _, position| {
+            self.directories.with_table(&fen, |tables, _, position| {
                 Ok(tables.best_move(position)?.map(|m| m.uci))
             })
         })
@@ -258,7 +301,7 @@ impl Tablebase {
     fn line(&self, py: Python<'_>, board: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let fen = fen_of(board)?;
         py.detach(|| {
-            self.with_table(&fen, |tables, _, position| {
+            self.directories.with_table(&fen, |tables, _, position| {
                 Ok(tables
                     .best_line(position)?
                     .into_iter()
@@ -271,10 +314,7 @@ impl Tablebase {
 
     /// Forgets every directory (and the tables opened from them).
     fn close(&self) {
-        self.directories
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
+        self.directories.clear();
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -294,16 +334,32 @@ impl Tablebase {
 #[pyo3(signature = (directory, *, cache_mib = 64))]
 fn open_tablebase(directory: PathBuf, cache_mib: u64) -> PyResult<Tablebase> {
     let tables = Tablebase {
-        directories: RwLock::new(Vec::new()),
-        cache_bytes: cache_mib.saturating_mul(1 << 20),
+        directories: Directories::new(cache_mib.saturating_mul(1 << 20)),
     };
     tables.add_directory(directory)?;
     Ok(tables)
 }
 
-/// retro's verified depth-to-mate chess endgame tables, with chess.gaviota's conventions.
+/// retro's verified chess endgame tables: depth to mate with chess.gaviota's conventions, and
+/// under the fifty-move rule (`retro.syzygy`) with chess.syzygy's.
 #[pymodule(name = "retro")]
 mod retro_module {
+    use pyo3::prelude::*;
+
     #[pymodule_export]
     use super::{open_tablebase, MissingTableError, TableError, Tablebase};
+
+    #[pymodule_export]
+    use super::syzygy::syzygy;
+
+    /// `import retro.syzygy` finds the submodule, as `import chess.syzygy` does.
+    #[pymodule_init]
+    fn init(module: &Bound<'_, PyModule>) -> PyResult<()> {
+        let submodule = module.getattr("syzygy")?;
+        module
+            .py()
+            .import("sys")?
+            .getattr("modules")?
+            .set_item("retro.syzygy", submodule)
+    }
 }

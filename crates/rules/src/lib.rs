@@ -12,6 +12,8 @@
 //! * [`position`] — sides, pieces, positions;
 //! * [`laws`] — attacks, check, legality, moves, checkmate and stalemate;
 //! * [`chess`] — chess as a `retro_game::Game`, and enumeration of positions;
+//! * [`fifty`] — the fifty-move rule: zeroing moves, chess on (position, clock), the five
+//!   classes and the distance to zeroing (DTZ50);
 //! * [`fen`] — FEN for any board size.
 //!
 //! ```
@@ -31,6 +33,7 @@
 pub mod board;
 pub mod chess;
 pub mod fen;
+pub mod fifty;
 pub mod laws;
 pub mod position;
 

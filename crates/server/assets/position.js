@@ -1,6 +1,6 @@
-// The position page: the board (chessground on 8x8, our own SVG on every other size), the moves
-// grouped by result, the best line to step through, PGN to copy and download. Everything comes
-// from /api/probe and /api/line.
+// The position page: the board (chessground on 8x8, our own SVG on every other size), the value
+// by depth to mate and under the fifty-move rule, the moves grouped by result, the best line to
+// step through, PGN to copy and download. Everything comes from /api/probe and /api/line.
 import { Chessground } from "/assets/chessground.min.js";
 import { drawSvgBoard, getJson, lineFens, parsePlacement, placementOf } from "/assets/board.js";
 
@@ -62,11 +62,39 @@ function playFromBoard(orig, dest) {
   if (m) load(m.fen, [orig, dest]);
 }
 
+// The category is for the side to move after the move: its loss is the mover's win. Under the
+// fifty-move rule a blessed loss left to the opponent is the mover's cursed win.
+const MOVER = { "loss": "win", "blessed-loss": "cursed", "draw": "draw", "cursed-win": "blessed", "win": "loss" };
+
 function groupOf(move) {
-  // The category is for the side to move after the move: its loss is the mover's win.
-  if (move.category === "loss") return "win";
-  if (move.category === "win") return "loss";
-  return "draw";
+  return MOVER[move.category] || "draw";
+}
+
+// What the fifty-move rule says of the position, and why a cursed win is not a win.
+function ruleText(data) {
+  if (data.wdl50 === null || data.wdl50 === undefined) return "";
+  const names = { "win": "a win", "cursed-win": "a cursed win", "draw": "a draw",
+                  "blessed-loss": "a blessed loss", "loss": "a loss" };
+  const clock = data.halfmove_clock ? ` at halfmove clock ${data.halfmove_clock}` : "";
+  let text = `Under the fifty-move rule${clock}: ${names[data.wdl50]}`;
+  if (data.dtz !== 0) text += `, DTZ50 ${data.dtz} plies (distance to the next capture or pawn move, or mate)`;
+  text += ".";
+  if (data.wdl50 === "cursed-win") {
+    text += " Cursed: mate can be forced, but not before the defender may claim a draw — a hundred plies without a capture or a pawn move.";
+  } else if (data.wdl50 === "blessed-loss") {
+    text += " Blessed: the opponent can force mate, but not before the draw may be claimed under the fifty-move rule.";
+  }
+  return text;
+}
+
+function moveDetail(m) {
+  const parts = [];
+  if (m.result) parts.push(m.result);
+  if (m.dtz !== undefined && m.dtz !== null) {
+    parts.push(m.dtz === 0 ? "DTZ50 0" : `DTZ50 ${m.dtz} after it`);
+    if (m.zeroing) parts.push("zeroing");
+  }
+  return parts.join(" · ");
 }
 
 async function load(fen, highlight) {
@@ -79,12 +107,16 @@ async function load(fen, highlight) {
     drawBoard(data.fen, highlight);
     status.className = "";
     status.textContent = `${data.material} on ${data.board}. ${data.description}`;
-    const groups = { win: [], draw: [], loss: [] };
+    const rule = document.getElementById("rule");
+    rule.textContent = ruleText(data);
+    rule.className = data.wdl50 === "cursed-win" || data.wdl50 === "blessed-loss" ? "cursed" : "";
+    const groups = { win: [], cursed: [], draw: [], blessed: [], loss: [] };
     for (const m of data.moves) groups[groupOf(m)].push(m);
     const holder = document.getElementById("moves");
     holder.replaceChildren();
-    const titles = { win: "Winning", draw: "Drawing", loss: "Losing" };
-    for (const kind of ["win", "draw", "loss"]) {
+    const titles = { win: "Winning", cursed: "Cursed win (drawn by the fifty-move rule)", draw: "Drawing",
+                     blessed: "Blessed loss (drawn by the fifty-move rule)", loss: "Losing" };
+    for (const kind of ["win", "cursed", "draw", "blessed", "loss"]) {
       if (!groups[kind].length) continue;
       const div = document.createElement("div");
       div.className = "group " + kind;
@@ -96,7 +128,7 @@ async function load(fen, highlight) {
         b.type = "button"; b.className = "move"; b.dataset.uci = m.uci;
         b.innerHTML = `<span class="san"></span><span class="detail"></span>`;
         b.querySelector(".san").textContent = m.san;
-        b.querySelector(".detail").textContent = m.result;
+        b.querySelector(".detail").textContent = moveDetail(m);
         b.addEventListener("click", () => load(m.fen, [m.uci.slice(0, 2), m.uci.slice(2, 4)]));
         div.appendChild(b);
       }
@@ -146,6 +178,7 @@ async function showLine() {
     });
     steps.appendChild(s);
   });
+  if (!data.pgn) return; // the line follows DTZ50: no DTM table, no PGN to the mate
   const pgn = document.getElementById("pgn");
   pgn.value = data.pgn;
   document.getElementById("download-pgn").href = "data:application/x-chess-pgn," + encodeURIComponent(data.pgn);

@@ -88,14 +88,20 @@ pub(crate) async fn blocking<T: Send + 'static>(
 async fn on_position(
     state: Arc<AppState>,
     fen: Option<String>,
-    work: impl FnOnce(&Tablebase, &retro_rules::Position, &Position) -> Result<Value, ApiError>
+    work: impl FnOnce(&Tablebase, &retro_rules::Position, &Position, u32) -> Result<Value, ApiError>
         + Send
         + 'static,
 ) -> Result<Json<Value>, ApiError> {
     let fen = required_fen(fen)?;
     blocking(move || {
         let (natural, fast, tb) = position(&state, &fen)?;
-        work(&tb, &natural, &fast).map(Json)
+        work(
+            &tb,
+            &natural,
+            &fast,
+            retro_tablebase::fifty::fen_clock(&fen),
+        )
+        .map(Json)
     })
     .await
 }
@@ -105,8 +111,8 @@ pub async fn probe(
     State(state): State<Arc<AppState>>,
     Query(q): Query<FenQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    on_position(state, q.fen, |tb, natural, fast| {
-        Ok(probe_json(tb, natural, fast, false)?)
+    on_position(state, q.fen, |tb, natural, fast, clock| {
+        Ok(probe_json(tb, natural, fast, false, clock)?)
     })
     .await
 }
@@ -116,10 +122,12 @@ pub async fn line(
     State(state): State<Arc<AppState>>,
     Query(q): Query<FenQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    on_position(state, q.fen, |tb, natural, fast| {
-        let mut out = probe_json(tb, natural, fast, true)?;
-        let best = tb.best_line(fast)?;
-        out["pgn"] = json!(pgn_text(natural, tb.value(fast)?, &best));
+    on_position(state, q.fen, |tb, natural, fast, clock| {
+        let mut out = probe_json(tb, natural, fast, true, clock)?;
+        if let Ok(value) = tb.value(fast) {
+            let best = tb.best_line(fast)?;
+            out["pgn"] = json!(pgn_text(natural, value, &best));
+        }
         Ok(out)
     })
     .await

@@ -270,6 +270,7 @@ fn the_position_page_in_a_browser() {
     let tables = tempfile::tempdir().unwrap();
     for board in [Board::STANDARD, Board::new(5, 5).unwrap()] {
         retro_gen::Builder::new(board, tables.path())
+            .with_metrics(&[retro_gen::Metric::Dtm, retro_gen::Metric::Fifty])
             .build(&[Material::parse("KRvK").unwrap()], &retro_gen::Silent)
             .unwrap();
     }
@@ -289,7 +290,31 @@ fn the_position_page_in_a_browser() {
         "the board and the winning moves",
     );
     assert!(text_of(&session, "status").contains("White to move: mate in 16 (31 plies)"));
+    assert!(
+        text_of(&session, "rule").contains("Under the fifty-move rule: a win, DTZ50 31 plies"),
+        "{}",
+        text_of(&session, "rule")
+    );
     session.screenshot("position-page.png");
+
+    // The same position 80 plies after the last capture or pawn move: the mate comes too
+    // late, a cursed win, said and explained; the moves grouped as cursed wins.
+    session.open(&format!(
+        "http://{addr}/?fen=8/8/8/8/8/2k5/1R6/K7%20w%20-%20-%2080%2060"
+    ));
+    session.wait_for(
+        "return document.getElementById('rule').textContent.includes('cursed win') && document.querySelectorAll('.group.cursed .move').length > 0",
+        "the cursed win at clock 80",
+    );
+    assert!(text_of(&session, "rule").contains("claim a draw"));
+    session.screenshot("position-page-cursed.png");
+    session.open(&format!(
+        "http://{addr}/?fen=8/8/8/8/8/2k5/1R6/K7%20w%20-%20-%200%201"
+    ));
+    session.wait_for(
+        "return document.querySelectorAll('#board piece:not(.ghost)').length === 3 && document.querySelectorAll('.group.win .move').length > 0",
+        "the board again",
+    );
 
     // A move played on the board by clicking the rook, then b8: Black to move, new moves.
     let before = session.eval("return document.querySelector('.move').dataset.uci");

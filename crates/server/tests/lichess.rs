@@ -1,7 +1,8 @@
 //! The Lichess tablebase API as `retro serve` answers it: the key sets and value types of
 //! lila-tablebase's documented responses (the fixtures in `tests/fixtures/`, written from the
 //! examples of lila-tablebase's README for `GET /standard` and `GET /standard/mainline`, with the
-//! `conversion` flag of its moves), and the values against `retro`'s own API.
+//! `conversion` flag of its moves and the `precise_dtz` of its current main line), the values
+//! against `retro`'s own API, and against the README's own example under the fifty-move rule.
 
 mod common;
 
@@ -82,12 +83,14 @@ async fn standard_and_mainline_speak_lila_tablebase() {
     assert_eq!(standard["dtm"], ours["dtm"]);
     assert_eq!(standard["category"], ours["category"]);
     let moves = standard["moves"].as_array().unwrap();
-    assert_eq!(moves.len(), ours["moves"].as_array().unwrap().len());
-    for (m, o) in moves.iter().zip(ours["moves"].as_array().unwrap()) {
-        assert_eq!(
-            (&m["uci"], &m["dtm"], &m["category"]),
-            (&o["uci"], &o["dtm"], &o["category"])
-        );
+    let theirs = ours["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), theirs.len());
+    // The same values, in lila-tablebase's order here (a conversion first among moves that
+    // mate as fast) rather than retro's.
+    assert_eq!(moves[0]["uci"], "h7h8q", "{standard}");
+    for m in moves {
+        let o = theirs.iter().find(|o| o["uci"] == m["uci"]).unwrap();
+        assert_eq!((&m["dtm"], &m["category"]), (&o["dtm"], &o["category"]));
         let promotes = m["uci"].as_str().unwrap().len() == 5;
         let pawn = m["uci"].as_str().unwrap().starts_with("h7");
         assert_eq!(m["conversion"], promotes, "{m}");
@@ -134,4 +137,65 @@ async fn standard_and_mainline_speak_lila_tablebase() {
     );
     let (status, _) = get_json(dir.path(), "/standard?fen=4k3/8/8/8/8/8/8/2RQK3_w_-_-_0_1").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// lila-tablebase's README example, `4k3/6KP/8/8/8/8/7p/8 w - - 0 1`, from the DTZ50 and DTM
+/// tables: the values it documents (DTZ 1 and DTM 17; h8=Q+ leaves DTZ −2 and DTM −16; the
+/// main line h8=Q+ Kd7 with DTZ −2 and 1), the moves in its order, and a cursed win at a late
+/// halfmove clock.
+#[tokio::test]
+async fn the_readme_example_under_the_fifty_move_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    retro_gen::Builder::new(Board::STANDARD, dir.path())
+        .with_metrics(&[retro_gen::Metric::Dtm, retro_gen::Metric::Fifty])
+        .build(&[Material::parse("KPvKP").unwrap()], &retro_gen::Silent)
+        .unwrap();
+    let fen = "4k3/6KP/8/8/8/8/7p/8_w_-_-_0_1";
+    let (status, standard) = get_json(dir.path(), &format!("/standard?fen={fen}")).await;
+    assert_eq!(status, StatusCode::OK, "{standard}");
+    same_shape(&standard, &fixture("lichess-standard.json"), "standard");
+    assert_eq!(
+        (&standard["dtz"], &standard["precise_dtz"], &standard["dtm"]),
+        (&Value::from(1), &Value::from(1), &Value::from(17))
+    );
+    assert_eq!(standard["category"], "win");
+    let first = &standard["moves"][0];
+    assert_eq!(
+        (
+            &first["uci"],
+            &first["dtz"],
+            &first["dtm"],
+            &first["category"]
+        ),
+        (
+            &Value::from("h7h8q"),
+            &Value::from(-2),
+            &Value::from(-16),
+            &Value::from("loss")
+        )
+    );
+    // Every move's DTZ is exact: never null.
+    assert!(standard["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["precise_dtz"].is_i64() && m["precise_dtz"] == m["dtz"]));
+    let (status, mainline) = get_json(dir.path(), &format!("/standard/mainline?fen={fen}")).await;
+    assert_eq!(status, StatusCode::OK, "{mainline}");
+    same_shape(&mainline, &fixture("lichess-mainline.json"), "mainline");
+    let line = mainline["mainline"].as_array().unwrap();
+    assert_eq!(
+        (&line[0]["uci"], &line[0]["dtz"]),
+        (&Value::from("h7h8q"), &Value::from(-2))
+    );
+    assert_eq!(
+        (&line[1]["uci"], &line[1]["dtz"]),
+        (&Value::from("e8d7"), &Value::from(1))
+    );
+    assert_eq!(mainline["winner"], "w");
+    assert!(line.last().unwrap()["san"].as_str().unwrap().ends_with('#'));
+    // The same position 99 plies after the last capture or pawn move: the promotion still
+    // zeroes the clock in time, so a win.
+    let (_, late) = get_json(dir.path(), "/standard?fen=4k3/6KP/8/8/8/8/7p/8_w_-_-_99_60").await;
+    assert_eq!(late["category"], "win");
 }

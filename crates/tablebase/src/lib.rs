@@ -2,7 +2,7 @@
 //!
 //! Owns: probing a position's value ([`Tablebase`]; a directory's tables on every board,
 //! [`Directory`]), rating its moves and following the best
-//! line ([`probe`]), the opened files and the cache of decoded blocks ([`source`]), statistics
+//! line ([`probe`]), the same under the fifty-move rule from DTZ50 tables ([`fifty`]), the opened files and the cache of decoded blocks ([`source`]), statistics
 //! in two counting conventions ([`stats`]), and Hurd's Table 1 ([`table1`]).
 //! Must never: build tables (that is `retro-gen`, which it does not depend on) or be the judge
 //! of their correctness (that is `retro-verify`).
@@ -40,6 +40,7 @@
 //! checksum).
 
 pub mod directory;
+pub mod fifty;
 pub mod probe;
 pub mod report;
 pub mod source;

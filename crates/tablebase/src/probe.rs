@@ -5,7 +5,7 @@
 use crate::source::{BlockCache, Source};
 use retro_engine::notation::notated_moves;
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition};
-use retro_format::{FormatError, Value};
+use retro_format::{FormatError, TableKind, Value};
 use retro_rules::{Board, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,10 +15,12 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
     /// No table file for the material.
-    #[error("no table for {material} on {board} in {}: build it with `retro gen {material} --board {board}`", dir.display())]
+    #[error("no {}table for {material} on {board} in {}: build it with `retro gen {material} --board {board}{}`", kind_words(*.kind), dir.display(), kinds_flag(*.kind))]
     NoTable {
         /// The material (canonical).
         material: Material,
+        /// The kind of table looked for.
+        kind: TableKind,
         /// The board.
         board: Board,
         /// The directory searched.
@@ -68,6 +70,22 @@ pub enum ProbeError {
     },
 }
 
+/// How [`ProbeError::NoTable`] names a kind: nothing for DTM, `DTZ50 ` for the others.
+fn kind_words(kind: TableKind) -> String {
+    match kind {
+        TableKind::Dtm => String::new(),
+        kind => format!("{kind} "),
+    }
+}
+
+/// The `--kinds` flag that builds a kind's table, where the default would build more.
+fn kinds_flag(kind: TableKind) -> &'static str {
+    match kind {
+        TableKind::Dtm => "",
+        _ => " --kinds fifty",
+    }
+}
+
 /// An opened table, its index, and its number in the block cache.
 pub(crate) struct Loaded {
     pub(crate) source: Source,
@@ -82,7 +100,7 @@ pub(crate) struct Loaded {
 pub struct Tablebase {
     geo: Geometry,
     dir: PathBuf,
-    open: Mutex<HashMap<Material, Arc<Loaded>>>,
+    open: Mutex<HashMap<(Material, TableKind), Arc<Loaded>>>,
     cache: BlockCache,
 }
 
@@ -154,23 +172,37 @@ impl Tablebase {
     /// The file of `material`'s table (canonical material): the raw file if there is one,
     /// else the packed one if there is one, else the raw file's path.
     pub fn path_of(&self, material: Material) -> PathBuf {
+        self.kind_path_of(TableKind::Dtm, material)
+    }
+
+    /// [`Tablebase::path_of`] for the table of `kind`.
+    pub fn kind_path_of(&self, kind: TableKind, material: Material) -> PathBuf {
         let b = self.geo.board();
-        retro_format::table_path(&self.dir, &material.to_string(), b.files(), b.ranks())
+        retro_format::kind_table_path(&self.dir, kind, &material.to_string(), b.files(), b.ranks())
     }
 
     pub(crate) fn load(&self, material: Material) -> Result<Arc<Loaded>, ProbeError> {
+        self.load_kind(TableKind::Dtm, material)
+    }
+
+    /// The table of `kind` of a canonical material, opened once and kept.
+    pub(crate) fn load_kind(
+        &self,
+        kind: TableKind,
+        material: Material,
+    ) -> Result<Arc<Loaded>, ProbeError> {
         if let Some(t) = self
             .open
             .lock()
             .expect("no panics while locked")
-            .get(&material)
+            .get(&(material, kind))
         {
             return Ok(t.clone());
         }
         let unsupported = |reason: String| ProbeError::Unsupported { material, reason };
         let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
-        let path = self.path_of(material);
-        let source = match Source::open(&path) {
+        let path = self.kind_path_of(kind, material);
+        let source = match Source::open(&path, kind) {
             Ok(t) => t,
             Err(FormatError::Missing { .. }) if material.len() > 6 => {
                 return Err(unsupported(
@@ -180,6 +212,7 @@ impl Tablebase {
             Err(FormatError::Missing { .. }) => {
                 return Err(ProbeError::NoTable {
                     material,
+                    kind,
                     board: self.geo.board(),
                     dir: self.dir.clone(),
                 })
@@ -208,7 +241,7 @@ impl Tablebase {
         // Another thread may have opened it meanwhile: the first one opened is kept.
         let id = open.len() as u32;
         let loaded = open
-            .entry(material)
+            .entry((material, kind))
             .or_insert_with(|| {
                 Arc::new(Loaded {
                     source,
@@ -248,13 +281,23 @@ impl Tablebase {
 
     /// The value of a legal position for its side to move.
     pub fn value<const N: usize>(&self, p: &Position<N>) -> Result<Value, ProbeError> {
+        self.code(TableKind::Dtm, p).map(Value::from_code)
+    }
+
+    /// The entry code of a legal position, for its side to move, in its material's table of
+    /// `kind`; an error if the table holds no value for it.
+    pub(crate) fn code<const N: usize>(
+        &self,
+        kind: TableKind,
+        p: &Position<N>,
+    ) -> Result<u32, ProbeError> {
         let geo = &self.geo;
         let small: TablePosition = p.resized().map_err(|_| ProbeError::Unsupported {
             material: p.material(),
             reason: "too many men".into(),
         })?;
         let (canonical, flipped) = small.material().canonical();
-        let loaded = self.load(canonical)?;
+        let loaded = self.load_kind(kind, canonical)?;
         let q = if flipped {
             small.colour_flipped(geo)
         } else {
@@ -266,9 +309,9 @@ impl Tablebase {
         };
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
         let white = q.side_to_move() == Side::White;
-        match Value::from_code(loaded.source.code(white, index, &self.cache, loaded.id)?) {
-            Value::Illegal => Err(inconsistent()),
-            v => Ok(v),
+        match loaded.source.code(white, index, &self.cache, loaded.id)? {
+            0 => Err(inconsistent()),
+            code => Ok(code),
         }
     }
 

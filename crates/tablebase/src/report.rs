@@ -2,9 +2,12 @@
 //! API, best lines with move numbers and as PGN, statistics as JSON — shared by `retro probe`,
 //! `retro stats` and `retro serve`.
 //!
-//! Owns: [`probe_json`], [`move_json`], [`move_result`], [`numbered_sans`], [`numbered`],
+//! Owns: [`probe_json`], [`description`], [`fifty_words`], [`move_json`], [`move_result`],
+//! [`numbered_sans`],
+//! [`numbered`],
 //! [`pgn_game`], [`pgn_text`], [`stats_json`].
 
+use crate::fifty::{class_words, Fifty, FiftyMove};
 use crate::probe::{category, describe, signed_dtm, ProbeError, RatedMove, Tablebase};
 use crate::stats::{Counts, MaterialStats, SideStats};
 use retro_engine::Position;
@@ -38,40 +41,146 @@ pub fn move_json(m: &RatedMove) -> Json {
     })
 }
 
-/// A position's probe as JSON: `fen`, `material`, `board`, `category`, `dtm` (signed plies,
-/// the Lichess convention), `description`, `checkmate`, `stalemate`, `moves` best first (each
-/// with the `fen` it leads to), and
-/// with `line` the best line in UCI (`line`) and SAN (`line_san`).
+/// A position's probe as JSON: `fen`, `material`, `board`, `halfmove_clock`, `category`,
+/// `dtm` (signed plies, the Lichess convention; `null` without a DTM table), `wdl50` (the
+/// class at the halfmove clock `clock`: `win`, `cursed-win`, `draw`, `blessed-loss`, `loss`)
+/// and `dtz` (signed plies to zeroing, exact; both `null` without a DTZ50 table),
+/// `description`, `checkmate`, `stalemate`, `moves` best first (by depth to mate where there is
+/// a DTM table, else as the fifty-move rule ranks them; each with the `fen` it leads to and,
+/// under the rule, its `wdl50`, `dtz` and `zeroing`), and with `line` the best line in UCI
+/// (`line`) and SAN (`line_san`) — mate as fast as possible where there is a DTM table, else
+/// following DTZ50. `category` is the class under the rule where there is a DTZ50 table,
+/// otherwise win, draw or loss by depth to mate. An error only where neither table is there.
 pub fn probe_json(
     tb: &Tablebase,
     natural: &retro_rules::Position,
     position: &Position,
     line: bool,
+    clock: u32,
 ) -> Result<Json, ProbeError> {
     let geo = tb.geometry();
-    let value = tb.value(position)?;
-    let moves = tb.rated_moves(position)?;
+    let stm = position.side_to_move();
+    let (value, fifty) = match (tb.value(position), tb.fifty(position)) {
+        (Err(e), Err(_)) => return Err(e),
+        (value, fifty) => (value.ok(), fifty.ok()),
+    };
+    let dtm_moves = match value {
+        Some(_) => tb.rated_moves(position)?,
+        None => Vec::new(),
+    };
+    let fifty_moves = match fifty {
+        Some(_) => tb.fifty_moves(position, clock)?,
+        None => Vec::new(),
+    };
+    let fifty_of = |uci: &str| fifty_moves.iter().find(|m| m.uci == uci);
+    let fifty_fields = |j: &mut Json, m: &FiftyMove| {
+        j["wdl50"] = json!(m.class().name());
+        j["dtz"] = json!(m.value.signed());
+        j["zeroing"] = json!(m.zeroing);
+    };
+    let moves: Vec<Json> = match value {
+        Some(_) => dtm_moves
+            .iter()
+            .map(|m| {
+                let mut j = move_json(m);
+                j["fen"] = json!(m.after.to_natural(geo).fen());
+                if let Some(f) = fifty_of(&m.uci) {
+                    fifty_fields(&mut j, f);
+                    j["category"] = json!(f.class().name());
+                }
+                j
+            })
+            .collect(),
+        None => fifty_moves
+            .iter()
+            .map(|m| {
+                let mut j = json!({
+                    "uci": m.uci,
+                    "san": m.san,
+                    "category": m.class().name(),
+                    "dtm": null,
+                    "checkmate": m.checkmate,
+                    "stalemate": m.stalemate,
+                    "fen": m.after.to_natural(geo).fen(),
+                });
+                fifty_fields(&mut j, m);
+                j
+            })
+            .collect(),
+    };
+    let class = fifty.map(|f| f.class_at(clock));
     let mut out = json!({
         "fen": natural.fen(),
         "material": position.material().to_string(),
         "board": natural.board().to_string(),
-        "category": category(value),
-        "dtm": signed_dtm(value),
-        "description": describe(position.side_to_move(), value),
+        "halfmove_clock": clock,
+        "category": match (class, value) {
+            (Some(c), _) => c.name(),
+            (None, Some(v)) => category(v),
+            (None, None) => "unknown",
+        },
+        "dtm": value.and_then(signed_dtm),
+        "wdl50": class.map(|c| c.name()),
+        "dtz": fifty.map(|f| f.signed()),
+        "description": description(stm, value, fifty, clock),
         "checkmate": position.is_checkmate(geo),
         "stalemate": position.is_stalemate(geo),
-        "moves": moves.iter().map(|m| {
-            let mut j = move_json(m);
-            j["fen"] = json!(m.after.to_natural(geo).fen());
-            j
-        }).collect::<Vec<_>>(),
+        "moves": moves,
     });
     if line {
-        let best = tb.best_line(position)?;
-        out["line"] = json!(best.iter().map(|m| m.uci.clone()).collect::<Vec<_>>());
-        out["line_san"] = json!(best.iter().map(|m| m.san.clone()).collect::<Vec<_>>());
+        let (uci, san): (Vec<String>, Vec<String>) = match value {
+            Some(_) => tb
+                .best_line(position)?
+                .into_iter()
+                .map(|m| (m.uci, m.san))
+                .unzip(),
+            None => tb
+                .fifty_line(position, clock)?
+                .into_iter()
+                .map(|m| (m.uci, m.san))
+                .unzip(),
+        };
+        out["line"] = json!(uci);
+        out["line_san"] = json!(san);
     }
     Ok(out)
+}
+
+/// A position's value in words, by depth to mate and under the fifty-move rule at halfmove
+/// clock `clock`, each where its table is there: "White to move: mate in 16 (31 plies); under
+/// the fifty-move rule, White to move: wins, zeroing in 31 plies".
+pub fn description(stm: Side, value: Option<Value>, fifty: Option<Fifty>, clock: u32) -> String {
+    let mut words = Vec::new();
+    if let Some(v) = value {
+        words.push(describe(stm, v));
+    }
+    if let Some(f) = fifty {
+        words.push(format!(
+            "under the fifty-move rule, {}",
+            fifty_words(stm, f, clock)
+        ));
+    }
+    words.join("; ")
+}
+
+/// The value under the fifty-move rule in words, for `stm` at halfmove clock `clock`: "White
+/// to move, clock 37: wins, zeroing in 12 plies", "Black to move: cursed win: a draw under the
+/// fifty-move rule, zeroing in 108 plies".
+pub fn fifty_words(stm: Side, value: Fifty, clock: u32) -> String {
+    let at = match clock {
+        0 => String::new(),
+        c => format!(", clock {c}"),
+    };
+    let distance = match value.dtz {
+        retro_format::Dtz::Loss(0) => return format!("{stm} to move{at}: is checkmated"),
+        retro_format::Dtz::Win(n) => format!(", zeroing in {n} plies"),
+        retro_format::Dtz::Loss(n) => format!(", the opponent zeroing in {n} plies"),
+        _ => String::new(),
+    };
+    format!(
+        "{stm} to move{at}: {}{distance}",
+        class_words(value.class_at(clock))
+    )
 }
 
 /// SAN moves with move numbers, `first` to move at move `fullmove`: "1. Ka2 Kd4 2. Kb3", or

@@ -8,7 +8,7 @@
 //! probe through a memory mapping: a file truncated under a mapping kills the process that
 //! touches the lost pages (SIGBUS), where a positioned read returns an error.
 
-use retro_format::{FormatError, PackedTable, Table};
+use retro_format::{FormatError, PackedTable, Table, TableKind};
 use std::sync::Arc;
 
 /// A decoded block: its entries' bytes.
@@ -75,12 +75,16 @@ pub enum Source {
 }
 
 impl Source {
-    /// Opens `path`: a packed file (`.rtbz`) for reading a block at a time, a raw one whole.
-    pub fn open(path: &std::path::Path) -> Result<Source, FormatError> {
+    /// Opens `path`, a table of `kind`: a packed file (`.rtbz`) for reading a block at a time,
+    /// a raw one whole. A file of another kind is refused, naming it.
+    pub fn open(path: &std::path::Path, kind: TableKind) -> Result<Source, FormatError> {
         if retro_format::is_packed_path(path) {
-            return PackedTable::open(path).map(|p| Source::Packed(Box::new(p)));
+            let packed = PackedTable::open(path)?;
+            packed.header().expect_kind(kind, path)?;
+            return Ok(Source::Packed(Box::new(packed)));
         }
         let table = Table::open(path)?;
+        table.expect_kind(kind)?;
         let file = std::fs::File::open(path).map_err(|source| FormatError::Io {
             path: path.to_path_buf(),
             source,

@@ -2,7 +2,9 @@
 //! longest win and loss with an example, and the number of positions at each depth — in two
 //! counting conventions.
 //!
-//! Owns: [`MaterialStats`], [`SideStats`], [`EnPassantStats`], [`Counts`], [`material_stats`].
+//! Owns: [`MaterialStats`], [`SideStats`], [`EnPassantStats`], [`Counts`], [`material_stats`];
+//! under the fifty-move rule, [`FiftyStats`] and [`fifty_stats`] (the five classes and the
+//! distances to zeroing).
 //!
 //! Positions with an en-passant target are counted apart ([`SideStats::en_passant`]); every
 //! other count, depth and example is of the positions without one.
@@ -19,7 +21,7 @@
 use crate::probe::{ProbeError, Tablebase};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material, TablePosition, TABLE_MEN};
-use retro_format::{Table, Value};
+use retro_format::{Dtz, Table, TableKind, Value, Wdl};
 use retro_rules::Side;
 use std::collections::BTreeMap;
 
@@ -95,9 +97,6 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
     let loaded = tb.load(material)?;
     let whole = loaded.source.whole()?;
     let (table, indexer) = (&*whole, &loaded.indexer);
-    let geo = tb.geometry();
-    let group = indexer.symmetry_count() as u64;
-    let labels = indexer.labelings();
     let size = indexer.size();
     let mut sides: [SideStats; 2] = Default::default();
     for (s, stm) in Side::ALL.into_iter().enumerate() {
@@ -116,25 +115,7 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
                     if value == Value::Illegal {
                         continue;
                     }
-                    let weight = if indexer.kings_are_asymmetric(i) {
-                        Counts {
-                            raw: labels * group,
-                            unique: labels,
-                        }
-                    } else {
-                        let p: TablePosition = indexer.position(geo, i, stm).ok_or_else(|| {
-                            ProbeError::Inconsistent {
-                                material,
-                                fen: format!("index {i} holds a value but is not a position"),
-                            }
-                        })?;
-                        let stabilizer = u64::from(indexer.stabilizer_size(geo, &p));
-                        let fixers = u64::from(indexer.pointwise_fixers(geo, &p));
-                        Counts {
-                            raw: labels * group / stabilizer,
-                            unique: labels * fixers / stabilizer,
-                        }
-                    };
+                    let weight = weight_of(tb, indexer, material, i, stm)?;
                     if i >= indexer.placements() {
                         // Indices past the placements carry an en-passant target.
                         en_passant.legal.add(weight);
@@ -196,6 +177,150 @@ pub fn material_stats(tb: &Tablebase, material: Material) -> Result<MaterialStat
             deepest(false).map(|n| (n, example(tb, table, indexer, stm, Value::Loss(n))));
     }
     Ok(MaterialStats { material, sides })
+}
+
+/// How many positions index `i` of `material`'s table (`stm` to move) stands for, in both
+/// conventions (see the module documentation).
+fn weight_of(
+    tb: &Tablebase,
+    indexer: &Indexer,
+    material: Material,
+    i: u64,
+    stm: Side,
+) -> Result<Counts, ProbeError> {
+    let geo = tb.geometry();
+    let group = indexer.symmetry_count() as u64;
+    let labels = indexer.labelings();
+    if indexer.kings_are_asymmetric(i) {
+        return Ok(Counts {
+            raw: labels * group,
+            unique: labels,
+        });
+    }
+    let p: TablePosition =
+        indexer
+            .position(geo, i, stm)
+            .ok_or_else(|| ProbeError::Inconsistent {
+                material,
+                fen: format!("index {i} holds a value but is not a position"),
+            })?;
+    let stabilizer = u64::from(indexer.stabilizer_size(geo, &p));
+    let fixers = u64::from(indexer.pointwise_fixers(geo, &p));
+    Ok(Counts {
+        raw: labels * group / stabilizer,
+        unique: labels * fixers / stabilizer,
+    })
+}
+
+/// The statistics of one side to move of a DTZ50 table.
+#[derive(Debug, Clone, Default)]
+pub struct FiftySideStats {
+    /// Legal positions (without an en-passant target).
+    pub legal: Counts,
+    /// By class at a clock of 0, in the order of [`Wdl::CLASSES`]: losses, blessed losses,
+    /// draws, cursed wins, wins.
+    pub classes: [Counts; 5],
+    /// Positions by distance to zeroing: wins (`true`) and losses by plies.
+    pub by_plies: BTreeMap<(bool, u32), Counts>,
+    /// The longest win and loss, in plies, with an example each.
+    pub longest_win: Option<(u32, String)>,
+    /// See [`FiftySideStats::longest_win`].
+    pub longest_loss: Option<(u32, String)>,
+    /// The positions with an en-passant target, by class, counted apart.
+    pub en_passant: [Counts; 5],
+}
+
+impl FiftySideStats {
+    /// The positions of `class`.
+    pub fn of(&self, class: Wdl) -> Counts {
+        Wdl::CLASSES
+            .iter()
+            .position(|&c| c == class)
+            .map_or_else(Counts::default, |k| self.classes[k])
+    }
+}
+
+/// The statistics of a material's DTZ50 table: both sides to move.
+#[derive(Debug, Clone)]
+pub struct FiftyStats {
+    /// The material (canonical).
+    pub material: Material,
+    /// The plies the rule allows (100).
+    pub rule: u32,
+    /// White to move, then Black to move.
+    pub sides: [FiftySideStats; 2],
+}
+
+/// Computes the statistics of `material`'s DTZ50 table (canonical material).
+pub fn fifty_stats(tb: &Tablebase, material: Material) -> Result<FiftyStats, ProbeError> {
+    let loaded = tb.load_kind(TableKind::Dtz50, material)?;
+    let rule = u32::from(loaded.source.header().rule_plies);
+    let whole = loaded.source.whole()?;
+    let (table, indexer) = (&*whole, &loaded.indexer);
+    let size = indexer.size();
+    let class_index = |c: Wdl| Wdl::CLASSES.iter().position(|&k| k == c);
+    let mut sides: [FiftySideStats; 2] = Default::default();
+    for (s, stm) in Side::ALL.into_iter().enumerate() {
+        const CHUNK: u64 = 1 << 16;
+        let partial: Vec<FiftySideStats> = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|chunk| -> Result<_, ProbeError> {
+                let mut here = FiftySideStats::default();
+                for i in chunk * CHUNK..((chunk + 1) * CHUNK).min(size) {
+                    let dtz = table.dtz(stm == Side::White, i)?;
+                    let Some(k) = class_index(dtz.class(rule)) else {
+                        continue;
+                    };
+                    let weight = weight_of(tb, indexer, material, i, stm)?;
+                    if i >= indexer.placements() {
+                        here.en_passant[k].add(weight);
+                        continue;
+                    }
+                    here.legal.add(weight);
+                    here.classes[k].add(weight);
+                    if let Some(n) = dtz.plies() {
+                        let win = matches!(dtz, Dtz::Win(_));
+                        here.by_plies.entry((win, n)).or_default().add(weight);
+                    }
+                }
+                Ok(here)
+            })
+            .collect::<Result<_, _>>()?;
+        let stats = &mut sides[s];
+        for here in partial {
+            stats.legal.add(here.legal);
+            for k in 0..5 {
+                stats.classes[k].add(here.classes[k]);
+                stats.en_passant[k].add(here.en_passant[k]);
+            }
+            for (key, c) in here.by_plies {
+                stats.by_plies.entry(key).or_default().add(c);
+            }
+        }
+        let deepest = |win: bool| {
+            stats
+                .by_plies
+                .keys()
+                .rev()
+                .find(|(w, _)| *w == win)
+                .map(|&(_, n)| n)
+        };
+        let example = |wanted: Dtz| {
+            let geo = tb.geometry();
+            (0..indexer.placements())
+                .find(|&i| table.dtz(stm == Side::White, i).ok() == Some(wanted))
+                .and_then(|i| indexer.position::<TABLE_MEN>(geo, i, stm))
+                .map(|p| p.to_natural(geo).fen())
+                .unwrap_or_default()
+        };
+        stats.longest_win = deepest(true).map(|n| (n, example(Dtz::Win(n))));
+        stats.longest_loss = deepest(false).map(|n| (n, example(Dtz::Loss(n))));
+    }
+    Ok(FiftyStats {
+        material,
+        rule,
+        sides,
+    })
 }
 
 /// The FEN of the first position (by index, without an en-passant target) with `value`.

@@ -50,8 +50,13 @@ impl Lookup {
         }
     }
 
-    /// The stored value of `p`, whose category must be among the tables.
+    /// The stored DTM value of `p`, whose category must be among the tables.
     pub(crate) fn value(&self, p: &Position, checker: &Checker) -> Result<Value, VerifyError> {
+        self.code(p, checker).map(Value::from_code)
+    }
+
+    /// The stored entry code of `p`, whose category must be among the tables.
+    pub(crate) fn code(&self, p: &Position, checker: &Checker) -> Result<u32, VerifyError> {
         let mut placed = [(Square::new(0, 0), (Side::White, Piece::King)); scheme::MAX_MEN];
         let mut n = 0;
         for (sq, man) in p.men() {
@@ -99,7 +104,7 @@ impl Lookup {
             .scheme
             .index_with_en_passant(&squares[..n], ep, to_move)
             .ok_or_else(none)?;
-        Ok(stored.table.value(white_to_move, index)?)
+        Ok(stored.table.code(white_to_move, index)?)
     }
 }
 
@@ -260,7 +265,30 @@ pub(crate) struct Children<'a> {
     pub(crate) mirror: &'a [u32],
 }
 
-impl Children<'_> {
+impl<'a> Children<'a> {
+    /// The children of the positions of `table` (numbered by `scheme`), whose exits lead into
+    /// `exits`; `mirror` turns the board top to bottom.
+    pub(crate) fn new(
+        scheme: &'a Scheme,
+        table: &'a Table,
+        exits: &'a Exits,
+        mirror: &'a [u32],
+    ) -> Children<'a> {
+        Children {
+            scheme,
+            table,
+            codes: both_sides(table),
+            captures: &exits.captures,
+            capture_codes: exits
+                .captures
+                .iter()
+                .map(|c| c.as_ref().map(|c| both_sides(&c.stored.table)))
+                .collect(),
+            promotions: &exits.promotions,
+            mirror,
+        }
+    }
+
     /// The moves of `placement` (canonical, at `index`) with `side` to move, whose king is in
     /// check when `in_check`.
     pub(crate) fn summarise(
@@ -271,6 +299,19 @@ impl Children<'_> {
         in_check: bool,
     ) -> Result<Summary, VerifyError> {
         let mut summary = Summary::new(in_check);
+        self.for_each_child(placement, index, side, |_, code| summary.add(code))?;
+        Ok(summary)
+    }
+
+    /// Calls `visit` with each move of `placement` (canonical, at `index`) with `side` to move
+    /// and the code of the entry it reaches, in this table or another.
+    pub(crate) fn for_each_child(
+        &self,
+        placement: &Placement,
+        index: u64,
+        side: Side,
+        mut visit: impl FnMut(Step, u32),
+    ) -> Result<(), VerifyError> {
         let mut error = None;
         let own = &self.codes[usize::from(side == Side::White)];
         placement.for_each_move(side, |step, after| {
@@ -285,11 +326,11 @@ impl Children<'_> {
                 Err(e) => Err(e),
             };
             match code {
-                Ok(code) => summary.add(code),
+                Ok(code) => visit(step, code),
                 Err(e) => error = Some(e),
             }
         });
-        error.map_or(Ok(summary), Err)
+        error.map_or(Ok(()), Err)
     }
 
     /// The entries reached by capturing listed man `captured`, with `side` to move before the

@@ -118,6 +118,7 @@
 
 pub mod certificate;
 mod children;
+mod fifty;
 mod lanes;
 pub mod lines;
 pub mod men;
@@ -131,7 +132,7 @@ use lines::Lines;
 use men::Men;
 use moves::{Placement, Step};
 use rayon::prelude::*;
-use retro_format::{Codes, FormatError, Table, Value};
+use retro_format::{Codes, Dtz, FormatError, Table, TableKind, Value, Wdl};
 use retro_rules::laws::{in_check, successors};
 use retro_rules::{Board, Piece, Position, Side, Square};
 use scheme::Scheme;
@@ -168,24 +169,76 @@ pub enum VerifyError {
     Unsupported(String),
 }
 
+/// A stored entry of a table of any kind, as a failure names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// A DTM table's value.
+    Dtm(Value),
+    /// A DTZ50 table's entry.
+    Dtz50(Dtz),
+    /// A WDL50 table's entry.
+    Wdl50(Wdl),
+}
+
+impl Entry {
+    /// The table kind the entry is of.
+    pub fn kind(self) -> TableKind {
+        match self {
+            Entry::Dtm(_) => TableKind::Dtm,
+            Entry::Dtz50(_) => TableKind::Dtz50,
+            Entry::Wdl50(_) => TableKind::Wdl50,
+        }
+    }
+
+    /// The entry's code in its table.
+    pub fn code(self) -> u32 {
+        match self {
+            Entry::Dtm(v) => v.code(),
+            Entry::Dtz50(v) => v.code(),
+            Entry::Wdl50(v) => v.code(),
+        }
+    }
+
+    /// The entry of `code` in a table of `kind` (`None` for a code no entry of it has).
+    pub fn from_code(kind: TableKind, code: u32) -> Option<Entry> {
+        Some(match kind {
+            TableKind::Dtm => Entry::Dtm(Value::from_code(code)),
+            TableKind::Dtz50 => Entry::Dtz50(Dtz::from_code(code)),
+            TableKind::Wdl50 => Entry::Wdl50(Wdl::from_code(code)?),
+        })
+    }
+}
+
+impl From<Value> for Entry {
+    fn from(v: Value) -> Entry {
+        Entry::Dtm(v)
+    }
+}
+
+impl std::fmt::Display for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Entry::Dtm(v) => write!(f, "{v:?}"),
+            Entry::Dtz50(v) => write!(f, "DTZ50 {v:?}"),
+            Entry::Wdl50(v) => write!(f, "WDL50 {v:?}"),
+        }
+    }
+}
+
 /// A position whose stored value breaks one of the checked facts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// The position, in FEN.
     pub fen: String,
-    /// Its stored value.
-    pub stored: Value,
+    /// Its stored entry.
+    pub stored: Entry,
     /// Which fact fails, and how.
     pub problem: String,
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: stored {:?}: {}",
-            self.fen, self.stored, self.problem
-        )
+        write!(f, "{}: stored {}: {}", self.fen, self.stored, self.problem)
     }
 }
 
@@ -194,6 +247,9 @@ impl std::fmt::Display for Failure {
 pub struct Report {
     /// The category, as stored.
     pub men: Men,
+    /// The kind of table checked ([`Checker::check`]: DTM; [`Checker::check_fifty`]: DTZ50,
+    /// its WDL50 companion checked with it).
+    pub kind: TableKind,
     /// Legal positions checked (one per orbit), both sides to move.
     pub positions: u64,
     /// Failed facts.
@@ -204,6 +260,8 @@ pub struct Report {
     pub seconds: f64,
     /// The body hash of the table checked.
     pub body_hash: [u8; 32],
+    /// The body hash of the companion checked with it (a DTZ50 table's WDL50 table).
+    pub companion_hash: Option<[u8; 32]>,
 }
 
 impl Report {
@@ -283,11 +341,11 @@ impl Failures {
         }
     }
 
-    /// A fact fails at `p`, whose stored value is `stored`.
-    fn fail(&self, p: &Position, stored: Value, problem: String) {
+    /// A fact fails at `p`, whose stored entry is `stored`.
+    fn fail(&self, p: &Position, stored: impl Into<Entry>, problem: String) {
         self.record(Failure {
             fen: p.fen(),
-            stored,
+            stored: stored.into(),
             problem,
         });
     }
@@ -305,7 +363,7 @@ impl Failures {
 pub struct Checker {
     board: Board,
     dir: PathBuf,
-    open: Mutex<HashMap<Men, Arc<Stored>>>,
+    open: Mutex<HashMap<(Men, TableKind), Arc<Stored>>>,
     /// The board's tables, made on the first check and kept for the others.
     tables: OnceLock<BoardTables>,
     /// Whether categories with lanes are checked a lane at a time ([`lanes`]).
@@ -359,8 +417,14 @@ impl Checker {
     /// if there is one (read whole, decoded by `retro-format`, the same body), else the raw
     /// file's path.
     pub fn path_of(&self, men: &Men) -> PathBuf {
-        retro_format::table_path(
+        self.kind_path_of(men, TableKind::Dtm)
+    }
+
+    /// [`Checker::path_of`] for the table of `kind`.
+    pub fn kind_path_of(&self, men: &Men, kind: TableKind) -> PathBuf {
+        retro_format::kind_table_path(
             &self.dir,
+            kind,
             &men.to_string(),
             self.board.files(),
             self.board.ranks(),
@@ -391,11 +455,20 @@ impl Checker {
     }
 
     fn load(&self, men: &Men) -> Result<Arc<Stored>, VerifyError> {
-        if let Some(s) = self.open.lock().expect("no panics while locked").get(men) {
+        self.load_kind(men, TableKind::Dtm)
+    }
+
+    /// The table of `kind` of a category (as stored), opened once and kept; its header must
+    /// describe the category on this board (and, for the kinds under the fifty-move rule, name
+    /// a rule).
+    fn load_kind(&self, men: &Men, kind: TableKind) -> Result<Arc<Stored>, VerifyError> {
+        let key = (men.clone(), kind);
+        if let Some(s) = self.open.lock().expect("no panics while locked").get(&key) {
             return Ok(s.clone());
         }
-        let path = self.path_of(men);
+        let path = self.kind_path_of(men, kind);
         let table = Table::open(&path)?;
+        table.expect_kind(kind)?;
         let scheme = Scheme::new(self.board, men);
         let h = table.header();
         let expected = format!(
@@ -419,7 +492,7 @@ impl Checker {
         self.open
             .lock()
             .expect("no panics while locked")
-            .insert(men.clone(), stored.clone());
+            .insert(key, stored.clone());
         Ok(stored)
     }
 
@@ -472,7 +545,6 @@ impl Checker {
         start: Instant,
     ) -> Result<Report, VerifyError> {
         let stored = self.load(men)?;
-        let scheme = &stored.scheme;
         let failures = Failures::default();
         let mut legal = [0u64; 2];
         let mut failure_count = 0;
@@ -487,29 +559,16 @@ impl Checker {
         }
         // The shares counted every failure, the examples recorded here among them.
         failures.count.store(failure_count, Ordering::Relaxed);
-        // (P): exactly the legal positions have entries.
-        for (s, side) in Side::ALL.into_iter().enumerate() {
-            let codes = stored.table.codes(side == Side::White);
-            let entries = (0..scheme.size())
-                .into_par_iter()
-                .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
-                .count() as u64;
-            let positions = legal[s];
-            if entries != positions {
-                failures.record(Failure {
-                    fen: format!("(the {side}-to-move half of {men})"),
-                    stored: Value::Illegal,
-                    problem: format!("{entries} entries hold values but the category has {positions} legal positions"),
-                });
-            }
-        }
+        entries_are_the_legal_positions(men, &stored, legal, &failures);
         Ok(Report {
             men: men.clone(),
+            kind: TableKind::Dtm,
             positions: legal[0] + legal[1],
             failure_count: failures.count(),
             failures: failures.examples(),
             seconds: start.elapsed().as_secs_f64(),
             body_hash: stored.table.body_hash(),
+            companion_hash: None,
         })
     }
 
@@ -539,20 +598,8 @@ impl Checker {
         let listed = scheme.men().to_vec();
         let BoardTables { lines, mirror } =
             self.tables.get_or_init(|| BoardTables::new(self.board));
-        let exits = self.exit_targets(men, &listed)?;
-        let children = Children {
-            scheme,
-            table: &stored.table,
-            codes: both_sides(&stored.table),
-            captures: &exits.captures,
-            capture_codes: exits
-                .captures
-                .iter()
-                .map(|c| c.as_ref().map(|c| both_sides(&c.stored.table)))
-                .collect(),
-            promotions: &exits.promotions,
-            mirror,
-        };
+        let exits = self.exit_targets(men, &listed, TableKind::Dtm)?;
+        let children = Children::new(scheme, &stored.table, &exits, mirror);
         if scheme.has_lanes() && stored.table.header().value_width == 1 && self.lanes {
             // A lane at a time (see [`lanes`]).
             return pairs.par_iter().try_for_each(|&pair| {
@@ -578,49 +625,23 @@ impl Checker {
             });
         }
         for_each_canonical(scheme, &pairs, legal, progress, |numbers, legal_here| {
-            let index = scheme
-                .index_of_canonical(numbers)
-                .expect("canonical pairs have an index");
-            let plain = Placement::new(lines, &listed, numbers);
-            // Each side's king in check; a side may move only if the other's is not.
-            let in_check = Side::ALL.map(|side| plain.in_check(side));
-            for (s, side) in Side::ALL.into_iter().enumerate() {
-                if in_check[1 - s] {
-                    continue;
-                }
-                let mut targets = [None; scheme::MAX_MEN + 1];
-                let mut count = 1;
-                plain.for_each_en_passant_target(side, |t| {
-                    targets[count] = Some(t);
-                    count += 1;
-                });
-                for &target in &targets[..count] {
-                    let placement = plain.with_en_passant(target);
-                    let entry = match target {
-                        None => index,
-                        Some(t) => {
-                            let squares: Vec<Square> =
-                                numbers.iter().map(|&n| scheme.square(n)).collect();
-                            if !scheme.is_canonical_target(&squares, scheme.square(t))
-                                || !placement.is_legal_with_target(side)
-                            {
-                                continue;
-                            }
-                            scheme
-                                .index_with_en_passant(&squares, Some(scheme.square(t)), side)
-                                .ok_or_else(|| no_entry(&stored.table))?
-                        }
-                    };
-                    legal_here[s] += 1;
-                    let stored_value = stored.table.value(side == Side::White, entry)?;
-                    let summary = children.summarise(&placement, index, side, in_check[s])?;
+            for_each_legal(
+                scheme,
+                lines,
+                &listed,
+                &stored.table,
+                numbers,
+                legal_here,
+                |at| {
+                    let stored_value = stored.table.value(at.side == Side::White, at.entry)?;
+                    let summary =
+                        children.summarise(&at.placement, at.index, at.side, at.in_check)?;
                     if summary.holds_for(stored_value) {
-                        continue;
+                        return Ok(());
                     }
-                    self.recheck(lookup, &placement, side, stored_value, failures)?;
-                }
-            }
-            Ok(())
+                    self.recheck(lookup, &at.placement, at.side, stored_value, failures)
+                },
+            )
         })
     }
 
@@ -651,13 +672,18 @@ impl Checker {
     /// Where each exit of the category leads: the capture of every listed man but the kings,
     /// and the promotion of every pawn to each piece, capturing each man of the other side or
     /// not.
-    fn exit_targets(&self, men: &Men, listed: &[retro_rules::Man]) -> Result<Exits, VerifyError> {
+    fn exit_targets(
+        &self,
+        men: &Men,
+        listed: &[retro_rules::Man],
+        kind: TableKind,
+    ) -> Result<Exits, VerifyError> {
         let mut captures = Vec::new();
         for (i, &(_, piece)) in listed.iter().enumerate() {
             captures.push(if piece == Piece::King {
                 None
             } else {
-                Some(self.exit_target(men, listed, Some(i), None)?)
+                Some(self.exit_target(men, listed, Some(i), None, kind)?)
             });
         }
         let mut promotions = Vec::new();
@@ -675,7 +701,13 @@ impl Checker {
                 };
                 let mut by_piece = Vec::new();
                 for promoted in Piece::PROMOTIONS {
-                    by_piece.push(self.exit_target(men, listed, removed, Some((i, promoted)))?);
+                    by_piece.push(self.exit_target(
+                        men,
+                        listed,
+                        removed,
+                        Some((i, promoted)),
+                        kind,
+                    )?);
                 }
                 by_capture.push((removed, by_piece));
             }
@@ -696,6 +728,7 @@ impl Checker {
         listed: &[retro_rules::Man],
         removed: Option<usize>,
         promoted: Option<(usize, Piece)>,
+        kind: TableKind,
     ) -> Result<CaptureTarget, VerifyError> {
         let mut after = men.clone();
         if let Some(j) = removed {
@@ -730,7 +763,7 @@ impl Checker {
             order[j] = k;
         }
         Ok(CaptureTarget {
-            stored: self.load(&stored_men)?,
+            stored: self.load_kind(&stored_men, kind)?,
             flipped,
             order,
         })
@@ -862,6 +895,104 @@ fn for_each_canonical(
         progress(examined);
         result
     })
+}
+
+/// (P): exactly the legal positions have entries — as many entries of each side to move hold
+/// a value (a code other than 0) as the category has legal positions, `legal` by side.
+fn entries_are_the_legal_positions(
+    men: &Men,
+    stored: &Stored,
+    legal: [u64; 2],
+    failures: &Failures,
+) {
+    let kind = stored.table.header().kind;
+    for (s, side) in Side::ALL.into_iter().enumerate() {
+        let codes = stored.table.codes(side == Side::White);
+        let entries = (0..stored.scheme.size())
+            .into_par_iter()
+            .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
+            .count() as u64;
+        let positions = legal[s];
+        if entries != positions {
+            failures.record(Failure {
+                fen: format!("(the {side}-to-move half of {men})"),
+                stored: Entry::from_code(kind, 0).expect("0 is every kind's illegal entry"),
+                problem: format!(
+                    "{entries} entries hold values but the category has {positions} legal positions (P)"
+                ),
+            });
+        }
+    }
+}
+
+/// A legal position of a category, as the checker visits it: its placement (with its
+/// en-passant target), the side to move and whether its king is in check, the entry holding
+/// its value, and the index of its placement without a target (from which its moves' entries
+/// are found).
+struct LegalAt<'a> {
+    placement: Placement<'a>,
+    side: Side,
+    in_check: bool,
+    entry: u64,
+    index: u64,
+}
+
+/// Calls `visit` with every legal position of the canonical placement `numbers` of `scheme`'s
+/// men `listed`: each side to move whose opponent is not in check, without an en-passant
+/// target and with every target consistent with a double step that is the least of its orbit
+/// and leaves the position legal; counts them by side to move into `legal_here`.
+fn for_each_legal<'a>(
+    scheme: &Scheme,
+    lines: &'a Lines,
+    listed: &'a [retro_rules::Man],
+    table: &Table,
+    numbers: &[u32],
+    legal_here: &mut [u64; 2],
+    mut visit: impl FnMut(LegalAt<'a>) -> Result<(), VerifyError>,
+) -> Result<(), VerifyError> {
+    let index = scheme
+        .index_of_canonical(numbers)
+        .expect("canonical pairs have an index");
+    let plain = Placement::new(lines, listed, numbers);
+    // Each side's king in check; a side may move only if the other's is not.
+    let in_check = Side::ALL.map(|side| plain.in_check(side));
+    for (s, side) in Side::ALL.into_iter().enumerate() {
+        if in_check[1 - s] {
+            continue;
+        }
+        let mut targets = [None; scheme::MAX_MEN + 1];
+        let mut count = 1;
+        plain.for_each_en_passant_target(side, |t| {
+            targets[count] = Some(t);
+            count += 1;
+        });
+        for &target in &targets[..count] {
+            let placement = plain.with_en_passant(target);
+            let entry = match target {
+                None => index,
+                Some(t) => {
+                    let squares: Vec<Square> = numbers.iter().map(|&n| scheme.square(n)).collect();
+                    if !scheme.is_canonical_target(&squares, scheme.square(t))
+                        || !placement.is_legal_with_target(side)
+                    {
+                        continue;
+                    }
+                    scheme
+                        .index_with_en_passant(&squares, Some(scheme.square(t)), side)
+                        .ok_or_else(|| no_entry(table))?
+                }
+            };
+            legal_here[s] += 1;
+            visit(LegalAt {
+                placement,
+                side,
+                in_check: in_check[s],
+                entry,
+                index,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// A table's entries, White to move first.

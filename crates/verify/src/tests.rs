@@ -39,6 +39,8 @@ fn write_kvk(dir: &Path, board: Board, mut value_of: impl FnMut(&Position) -> u3
         entries_per_side: size as u64,
         value_width: 1,
         max_plies: 0,
+        kind: retro_format::TableKind::Dtm,
+        rule_plies: 0,
     };
     let body = retro_format::encode_body(&header, codes.into_iter()).unwrap();
     let path = dir.join(retro_format::file_name("KvK", board.files(), board.ranks()));

@@ -22,12 +22,14 @@
 //! | 19 | 1 | number of board symmetries removed by the index |
 //! | 20 | 4 | index scheme (as the raw table's) |
 //! | 24 | 8 | entries per side to move, `E` |
-//! | 32 | 4 | longest depth to mate stored, in plies |
+//! | 32 | 4 | longest distance stored, in plies (as the raw table's) |
 //! | 36 | 2 | length `L` of the material name |
 //! | 38 | 2 | coder (1: one zstd frame per block, with a dictionary per side) |
 //! | 40 | 4 | entries per block `B` |
 //! | 44 | 1 | number `n` of the index's digits (1 to 16) |
-//! | 45 | 3 | reserved, 0 |
+//! | 45 | 1 | the table's kind (as the raw table's) |
+//! | 46 | 1 | the plies the fifty-move rule allows (as the raw table's) |
+//! | 47 | 1 | reserved, 0 |
 //! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
 //! | 80 | 2 × 40 | per side to move (White, then Black): dictionary offset (8), dictionary length (4), block count (4), block table offset (8), data offset (8), data length (8) |
 //! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
@@ -88,7 +90,7 @@ const BLOCK_RECORD: usize = 8;
 /// The file name of the packed table of `material` on a `files × ranks` board:
 /// `KRvK.8x8.rtbz`.
 pub fn packed_file_name(material: &str, files: u8, ranks: u8) -> String {
-    format!("{material}.{files}x{ranks}.rtbz")
+    crate::kind_file_name(crate::TableKind::Dtm, material, files, ranks, true)
 }
 
 /// One side to move of an opened packed table.
@@ -167,7 +169,7 @@ impl PackedTable {
     /// [`PackedTable::open`] on a file already open, `path` naming it in messages.
     fn from_file(file: &File, path: &Path) -> Result<PackedTable, FormatError> {
         let (map, header, header_length) =
-            crate::map_header(file, path, &PACKED_MAGIC, PACKED_VERSION, FIXED_HEADER)?;
+            crate::map_header(file, path, &PACKED_MAGIC, PACKED_VERSION, FIXED_HEADER, 45)?;
         let bytes = &map[..];
         let length = bytes.len() as u64;
         let corrupt = |what: &str| FormatError::CorruptHeader {

@@ -365,7 +365,7 @@ pub fn pack(
     head.extend_from_slice(&(name.len() as u16).to_le_bytes());
     head.extend_from_slice(&CODER_ZSTD_BLOCKS.to_le_bytes());
     head.extend_from_slice(&options.entries_per_block.to_le_bytes());
-    head.extend_from_slice(&[n as u8, 0, 0, 0]);
+    head.extend_from_slice(&[n as u8, header.kind.code(), header.rule_plies, 0]);
     head.extend_from_slice(&table.body_hash());
     let mut data_at = directory_end;
     for ((side, &(dict_at, table_at)), &length) in sides.iter().zip(&places).zip(&lengths) {

@@ -50,12 +50,14 @@
 
 mod parts;
 
+use crate::pending::{kind_of, pending, take, Taken, COUNT_MASK, PENDING};
 use crate::ranks::{agree, OneRank, Partition, Ranks, Traffic};
-use crate::{exit_targets, BuildReport, Builder, CoreKind, GenError, Observer, Phase};
+use crate::subtables::Subtables;
+use crate::{BuildReport, Builder, CoreKind, GenError, Observer, Phase};
 use parts::{Frontier, Held};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition};
-use retro_format::{Table, Value};
+use retro_format::Value;
 use retro_rules::{Piece, Side};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
@@ -64,9 +66,6 @@ use std::time::Instant;
 
 const NO_POSITION: u16 = 0;
 const DRAW: u16 = 1;
-const PENDING: u16 = 0x8000;
-const KIND_SHIFT: u16 = 13;
-const COUNT_MASK: u16 = 0x1FFF;
 const PLAIN: u16 = 0;
 const ESCAPE: u16 = 1;
 const CAPTURE_LOSS: u16 = 2;
@@ -76,14 +75,6 @@ const MAX_PLIES: u32 = 0x7FFF - 2;
 
 fn decided(plies: u32) -> u16 {
     (2 + plies) as u16
-}
-
-fn pending(kind: u16, count: u16) -> u16 {
-    PENDING | kind << KIND_SHIFT | count
-}
-
-fn kind_of(state: u16) -> u16 {
-    (state >> KIND_SHIFT) & 3
 }
 
 /// The code a work entry leaves in the file: positions still pending are draws.
@@ -138,7 +129,7 @@ impl Builder {
         };
         // A rank that fails goes on taking part in the collective steps until the next check,
         // where every rank stops.
-        let subtables = Subtables::open(self, material);
+        let subtables = Subtables::open(self, material, retro_format::TableKind::Dtm);
         let failure: Mutex<Option<GenError>> = Mutex::new(None);
         let fail = |e: GenError| {
             failure
@@ -381,6 +372,7 @@ impl Builder {
         stop(error)?;
         Ok(BuildReport {
             material,
+            metric: crate::Metric::Dtm,
             path,
             reused: false,
             body_checked: true,
@@ -446,48 +438,6 @@ impl Waiting {
 
     fn is_empty(&self) -> bool {
         self.capture_wins.is_empty() && self.losses.is_empty()
-    }
-}
-
-/// The smaller tables captures lead into.
-struct Subtables {
-    /// At most six entries: a linear search beats hashing.
-    tables: Vec<(Material, Table, Indexer)>,
-}
-
-impl Subtables {
-    fn open(builder: &Builder, material: Material) -> Result<Subtables, GenError> {
-        let mut tables: Vec<(Material, Table, Indexer)> = Vec::new();
-        for target in exit_targets(material) {
-            let table = Table::open(&builder.path_of(target))?;
-            let indexer =
-                Indexer::new(&builder.geo, target).map_err(|e| GenError::Unsupported {
-                    material: target.to_string(),
-                    reason: e.to_string(),
-                })?;
-            tables.push((target, table, indexer));
-        }
-        Ok(Subtables { tables })
-    }
-
-    /// The value, for its side to move, of a position of a smaller material.
-    fn probe(&self, geo: &Geometry, p: &TablePosition) -> Result<Value, GenError> {
-        let (canonical, flipped) = p.material().canonical();
-        let inconsistent = || GenError::Inconsistent {
-            material: canonical.to_string(),
-            fen: p.to_natural(geo).fen(),
-        };
-        let (_, table, indexer) = self
-            .tables
-            .iter()
-            .find(|(m, _, _)| *m == canonical)
-            .ok_or_else(inconsistent)?;
-        let q = if flipped { p.colour_flipped(geo) } else { *p };
-        let index = indexer.index(geo, &q).ok_or_else(inconsistent)?;
-        match table.value(q.side_to_move() == Side::White, index)? {
-            Value::Illegal => Err(inconsistent()),
-            value => Ok(value),
-        }
     }
 }
 
@@ -558,11 +508,11 @@ impl Work<'_> {
                 self.indexer.stabilizer_size(geo, &p.play(geo, mv))
             }
         };
-        let mut capture =
-            |mv: retro_engine::Move| match self.subtables.probe(geo, &p.play(geo, &mv)) {
-                Ok(v) => captures.add(v),
-                Err(e) => error = Some(e),
-            };
+        let mut capture = |mv: retro_engine::Move| match self.subtables.code(geo, &p.play(geo, &mv))
+        {
+            Ok(code) => captures.add(Value::from_code(code)),
+            Err(e) => error = Some(e),
+        };
         let counted = if asymmetric {
             let mut king_weight = 0;
             p.quiet_move_count(geo, &mut capture, |mv| king_weight += king_step_weight(&mv))
@@ -698,29 +648,13 @@ impl Work<'_> {
         later: &Mutex<Vec<(u32, usize, u64)>>,
     ) -> Result<(), GenError> {
         let state = parents.at(j);
-        let mut old = state.load(Ordering::Relaxed);
-        loop {
-            if old & PENDING == 0 || matches!(kind_of(old), ESCAPE | CAPTURE_WIN) {
-                return Ok(());
-            }
-            if old & COUNT_MASK < weight {
-                return Err(self.inconsistent(j, parent_side));
-            }
-            match state.compare_exchange_weak(
-                old,
-                old - weight,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(now) => old = now,
-            }
-        }
-        if old & COUNT_MASK != weight {
-            return Ok(());
-        }
+        let kind = match take(state, weight, |kind| matches!(kind, ESCAPE | CAPTURE_WIN)) {
+            Taken::Untouched | Taken::Counted => return Ok(()),
+            Taken::Underflow => return Err(self.inconsistent(j, parent_side)),
+            Taken::Emptied { kind } => kind,
+        };
         // Every quiet move of the parent loses.
-        let due = if kind_of(old) == CAPTURE_LOSS {
+        let due = if kind == CAPTURE_LOSS {
             self.capture_loss_depth(j, parent_side)?.max(depth + 1)
         } else {
             depth + 1
@@ -916,8 +850,8 @@ impl Work<'_> {
         let mut error = None;
         p.for_each_move(geo, |mv, child| {
             if leaves_material(&mv) {
-                match self.subtables.probe(geo, &child) {
-                    Ok(v) => captures.add(v),
+                match self.subtables.code(geo, &child) {
+                    Ok(code) => captures.add(Value::from_code(code)),
                     Err(e) => error = Some(e),
                 }
             }
