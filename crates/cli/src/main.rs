@@ -22,6 +22,7 @@ mod support;
 mod syzygy;
 mod tables;
 mod verify;
+mod verify_syzygy;
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser, Subcommand};
@@ -270,6 +271,13 @@ enum Command {
         /// king pairs; rank 0 adds the shares up, prints and writes the certificates.
         #[arg(long, conflicts_with = "resume")]
         distributed: bool,
+        /// Check the Syzygy files (`.rtbw`, `.rtbz`) of this directory instead, from any
+        /// source: every position of each material (default: each the directory has a WDL
+        /// file of) against this directory's certified DTZ50 and WDL50 tables, the class
+        /// exactly and DTZ equal or one ply short (the format's rounding); exit 1 on any
+        /// difference.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["resume", "distributed", "kinds"])]
+        syzygy: Option<PathBuf>,
     },
     /// State Hurd's theorems for a category (e.g. KR_K), or the theorem for one position (a
     /// FEN), from a verified table.
@@ -796,7 +804,14 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             resume,
             kinds,
             distributed,
-        } => verify::verify(&materials, &kinds, board, dir, quiet, resume, distributed),
+            syzygy,
+        } => match syzygy {
+            Some(_) if board != Board::STANDARD => {
+                bail!("--syzygy checks 8x8 tables: Syzygy's files are of the standard board")
+            }
+            Some(files) => verify_syzygy::verify_syzygy(&files, &materials, dir, quiet),
+            None => verify::verify(&materials, &kinds, board, dir, quiet, resume, distributed),
+        },
         Command::Prove {
             target,
             stm,

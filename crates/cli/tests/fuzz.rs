@@ -174,7 +174,8 @@ fn fen_texts_never_panic() {
     );
 }
 
-/// KRvK and KPvK on 4×4 and 5×5 (raw, and KRvK packed), built once.
+/// KRvK and KPvK on 4×4 and 5×5, their DTM, DTZ50 and WDL50 tables (raw, and KRvK's DTM
+/// packed), built once.
 fn tables() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -184,6 +185,7 @@ fn tables() -> &'static Path {
             retro_rules::Board::new(5, 5).unwrap(),
         ] {
             retro_gen::Builder::new(board, dir.path())
+                .with_metrics(&[retro_gen::Metric::Dtm, retro_gen::Metric::Fifty])
                 .build(
                     &[
                         retro_engine::Material::parse("KRvK").unwrap(),
@@ -216,6 +218,9 @@ fn damaged_table_files_never_panic() {
         dir.join("KRvK.4x4.rtb"),
         dir.join("KPvK.5x5.rtb"),
         dir.join("packed/KRvK.5x5.rtbz"),
+        dir.join("KRvK.4x4.dtz50.rtb"),
+        dir.join("KPvK.5x5.dtz50.rtb"),
+        dir.join("KPvK.5x5.wdl50.rtb"),
     ];
     let seeds: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     let originals = seeds.clone();
@@ -223,13 +228,14 @@ fn damaged_table_files_never_panic() {
     let (refused, read) = (Cell::new(0), Cell::new(0));
     let dog = Watchdog::new("table files");
     runner()
-        .run(&(mutated(seeds), any::<bool>()), |(bytes, packed)| {
+        .run(&(mutated(seeds), 0..4usize), |(bytes, name)| {
             dog.case();
-            let name = if packed {
-                "KRvK.5x5.rtbz"
-            } else {
-                "KRvK.5x5.rtb"
-            };
+            let name = [
+                "KRvK.5x5.rtbz",
+                "KRvK.5x5.rtb",
+                "KRvK.5x5.dtz50.rtb",
+                "KRvK.5x5.wdl50.rtb",
+            ][name];
             let path = scratch.path().join(name);
             std::fs::write(&path, &bytes).unwrap();
             match retro_format::Table::open(&path) {
@@ -244,6 +250,8 @@ fn damaged_table_files_never_panic() {
                     for i in 0..entries {
                         let _ = table.value(true, i);
                         let _ = table.value(false, i);
+                        let _ = table.dtz(true, i);
+                        let _ = table.code(false, i);
                     }
                     read.set(read.get() + 1);
                 }

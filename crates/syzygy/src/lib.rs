@@ -1,0 +1,488 @@
+//! Syzygy's files beside the proved tables: every position of a material, valued by a
+//! directory of Syzygy WDL (`.rtbw`) and DTZ (`.rtbz`) files, compared with the DTZ50 and
+//! WDL50 tables that `retro gen` built and `retro verify` proved.
+//!
+//! Owns: opening a directory of Syzygy files (through shakmaty-syzygy, the Rust reader of the
+//! format, GPL-3.0-or-later as this crate), turning the engine's positions into shakmaty's, and
+//! the comparison: the class (win, cursed win, draw, blessed loss, loss) exactly, and the
+//! distance to zeroing either equal or one ply short there. The format's DTZ is "DTZ50''",
+//! rounded: python-chess documents that any value it reads "can be off by one" (a win or a loss
+//! whose zeroing move comes one ply later than the file says), and the files do that even where
+//! their flags say plies are stored (shakmaty-syzygy's `MaybeRounded::Precise`), so values one
+//! ply short are accepted and counted apart, those the reader called exact among them. A
+//! checkmated position is a loss in 0 plies here and −1 in Syzygy's convention ("a zeroing move
+//! before the loss"); both are accepted.
+//! Must never: trust a Syzygy file for a value (the proved tables are the reference, the file
+//! is what is checked), or write anything.
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! // Our tables of KRvK, proved; no Syzygy file of it: the check names what is missing.
+//! retro_gen::Builder::new(retro_rules::Board::STANDARD, dir.path())
+//!     .with_metrics(&[retro_gen::Metric::Fifty])
+//!     .build(&[retro_engine::Material::parse("KRvK").unwrap()], &retro_gen::Silent)
+//!     .unwrap();
+//! let files = retro_syzygy::SyzygyFiles::open(dir.path()).unwrap();
+//! let material = retro_engine::Material::parse("KRvK").unwrap();
+//! let err = retro_syzygy::check(&files, dir.path(), material, &|_| {}).unwrap_err();
+//! assert!(err.to_string().contains("KRvK"));
+//! ```
+
+use rayon::prelude::*;
+use retro_engine::{Geometry, Indexer, Material, TablePosition, TABLE_MEN};
+use retro_format::{kind_table_path, Dtz, FormatError, PackedTable, Table, TableKind, Wdl};
+use retro_rules::{Board, Piece, Side};
+use shakmaty::{CastlingMode, Chess, Color, File, FromSetup, Rank, Role, Setup, Square};
+use shakmaty_syzygy::{MaybeRounded, SyzygyError as ReaderError, Tablebase};
+use std::path::{Path, PathBuf};
+
+/// What went wrong, naming the file or the position.
+#[derive(Debug, thiserror::Error)]
+pub enum SyzygyError {
+    /// The directory of Syzygy files could not be read.
+    #[error("reading the Syzygy files of {}: {reason}", dir.display())]
+    Directory {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A proved table is missing or unreadable.
+    #[error("{0}")]
+    Table(#[from] FormatError),
+    /// The material is not one of the tables (board, men).
+    #[error("{material}: {reason}")]
+    Unsupported {
+        /// The material.
+        material: String,
+        /// Why.
+        reason: String,
+    },
+    /// A Syzygy file the check needs is not in the directory.
+    #[error("{material}: no Syzygy file of {file} in {}", dir.display())]
+    Missing {
+        /// The material checked.
+        material: String,
+        /// The file missing (`KRvK.rtbw`).
+        file: String,
+        /// The directory.
+        dir: PathBuf,
+    },
+    /// A Syzygy file could not be read: bad magic, truncated, damaged.
+    #[error("{material}: the Syzygy file {file} is damaged or not a Syzygy file: {reason}")]
+    Damaged {
+        /// The material checked.
+        material: String,
+        /// The file that failed (`KRvK.rtbz`).
+        file: String,
+        /// The reader's words.
+        reason: String,
+    },
+}
+
+/// A directory of Syzygy files, opened once.
+pub struct SyzygyFiles {
+    tables: Tablebase<Chess>,
+    dir: PathBuf,
+    files: usize,
+}
+
+impl SyzygyFiles {
+    /// Opens every `.rtbw` and `.rtbz` file of `dir` (each is read when a probe first needs
+    /// it); a file whose size or name the format does not allow is refused, named.
+    pub fn open(dir: &Path) -> Result<SyzygyFiles, SyzygyError> {
+        let unreadable = |e: std::io::Error| SyzygyError::Directory {
+            dir: dir.to_path_buf(),
+            reason: e.to_string(),
+        };
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(unreadable)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()
+            .map_err(unreadable)?;
+        paths.retain(|p| p.extension().is_some_and(|e| e == "rtbw" || e == "rtbz"));
+        paths.sort();
+        let mut tables = Tablebase::new();
+        for path in &paths {
+            tables.add_file(path).map_err(|e| SyzygyError::Damaged {
+                material: path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                file: path
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                reason: reason_of(&e),
+            })?;
+        }
+        Ok(SyzygyFiles {
+            tables,
+            dir: dir.to_path_buf(),
+            files: paths.len(),
+        })
+    }
+
+    /// How many Syzygy files the directory holds.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// The materials the directory has a WDL file of, in Syzygy's names (`KRvK`, `KNNvKR`).
+    pub fn materials(&self) -> Result<Vec<String>, SyzygyError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(|e| SyzygyError::Directory {
+            dir: self.dir.clone(),
+            reason: e.to_string(),
+        })?;
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                name.strip_suffix(".rtbw").map(str::to_string)
+            })
+            .collect();
+        names.sort_by_key(|n| (n.len(), n.clone()));
+        Ok(names)
+    }
+}
+
+/// A position where the file and the proved table disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The position.
+    pub fen: String,
+    /// The proved value: class and DTZ50 in plies.
+    pub ours: String,
+    /// The file's: its class and DTZ as the reader gives them.
+    pub theirs: String,
+}
+
+/// The outcome of checking one material.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileCheck {
+    /// The material, in `retro`'s name.
+    pub material: String,
+    /// Legal positions compared, both sides to move.
+    pub positions: u64,
+    /// Of those, positions whose DTZ is the same here and in the file.
+    pub dtz_equal: u64,
+    /// Positions whose DTZ is one ply longer here than in the file (the rounding python-chess
+    /// documents).
+    pub dtz_one_ply_short: u64,
+    /// Of those, the ones the reader gave as exact (`MaybeRounded::Precise`).
+    pub short_though_exact: u64,
+    /// Positions whose class or DTZ differ.
+    pub differences: u64,
+    /// The first of them, in the order of the table (White to move first).
+    pub first: Option<Difference>,
+}
+
+/// The shakmaty position of an engine position on 8×8.
+fn shakmaty_of(geo: &Geometry, p: &TablePosition) -> Option<Chess> {
+    let mut setup = Setup::empty();
+    for man in p.men() {
+        let square = Square::from_coords(
+            File::new(u32::from(geo.file(man.sq))),
+            Rank::new(u32::from(geo.rank(man.sq))),
+        );
+        let role = match man.piece {
+            Piece::King => Role::King,
+            Piece::Queen => Role::Queen,
+            Piece::Rook => Role::Rook,
+            Piece::Bishop => Role::Bishop,
+            Piece::Knight => Role::Knight,
+            Piece::Pawn => Role::Pawn,
+        };
+        let color = match man.side {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        };
+        setup.board.set_piece_at(square, role.of(color));
+    }
+    setup.turn = match p.side_to_move() {
+        Side::White => Color::White,
+        Side::Black => Color::Black,
+    };
+    setup.ep_square = p.en_passant().map(|sq| {
+        Square::from_coords(
+            File::new(u32::from(geo.file(sq))),
+            Rank::new(u32::from(geo.rank(sq))),
+        )
+    });
+    Chess::from_setup(setup, CastlingMode::Standard)
+        .or_else(shakmaty::PositionError::ignore_impossible_check)
+        .ok()
+}
+
+fn class_name(class: Wdl) -> &'static str {
+    class.name()
+}
+
+fn reader_class(wdl: shakmaty_syzygy::Wdl) -> Wdl {
+    match wdl {
+        shakmaty_syzygy::Wdl::Loss => Wdl::Loss,
+        shakmaty_syzygy::Wdl::BlessedLoss => Wdl::BlessedLoss,
+        shakmaty_syzygy::Wdl::Draw => Wdl::Draw,
+        shakmaty_syzygy::Wdl::CursedWin => Wdl::CursedWin,
+        shakmaty_syzygy::Wdl::Win => Wdl::Win,
+    }
+}
+
+/// DTZ50 as a signed number of plies: positive for the side to move's wins, 0 for draws.
+fn signed(dtz: Dtz) -> i64 {
+    match dtz {
+        Dtz::Win(n) => i64::from(n),
+        Dtz::Loss(n) => -i64::from(n),
+        Dtz::Draw | Dtz::Illegal => 0,
+    }
+}
+
+/// How the file's DTZ stands to the proved one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Agreement {
+    Equal,
+    /// One ply short in the file; whether the reader called it exact.
+    OnePlyShort {
+        exact: bool,
+    },
+    Differs,
+}
+
+/// The file's DTZ against the proved one.
+fn dtz_agreement(ours: Dtz, theirs: MaybeRounded<shakmaty_syzygy::Dtz>) -> Agreement {
+    let mated = ours == Dtz::Loss(0);
+    let ours = signed(ours);
+    let (t, exact) = match theirs {
+        MaybeRounded::Precise(t) => (i64::from(t.0), true),
+        MaybeRounded::Rounded(t) => (i64::from(t.0), false),
+    };
+    if t == ours || (mated && t == -1) {
+        Agreement::Equal
+    } else if ours.signum() == t.signum() && ours != 0 && ours.abs() == t.abs() + 1 {
+        Agreement::OnePlyShort { exact }
+    } else {
+        Agreement::Differs
+    }
+}
+
+/// The proved table of `kind`, raw or decoded from its packed file.
+fn open_proved(dir: &Path, kind: TableKind, material: &str) -> Result<Table, SyzygyError> {
+    let path = kind_table_path(dir, kind, material, 8, 8);
+    let table = if path.extension().is_some_and(|e| e == "rtbz") {
+        PackedTable::open(&path)?.to_table()?
+    } else {
+        Table::open(&path)?
+    };
+    table.header().expect_kind(kind, &path)?;
+    Ok(table)
+}
+
+/// The reader's words for an error, without the backtrace its display appends.
+fn reason_of(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let cut = text.find("   0: ").unwrap_or(text.len());
+    let first = text[..cut].lines().next().unwrap_or_default();
+    first.trim_end_matches([' ', ':']).to_string()
+}
+
+/// The file a reader's error is about, and whether it is missing rather than damaged.
+fn failing_file(e: &ReaderError) -> Option<(String, bool)> {
+    let (metric, material, missing) = match e {
+        ReaderError::MissingTable { metric, material } => (metric, material, true),
+        ReaderError::ProbeFailed {
+            metric, material, ..
+        } => (metric, material, false),
+        _ => return None,
+    };
+    let extension = match metric {
+        shakmaty_syzygy::Metric::Wdl => "rtbw",
+        shakmaty_syzygy::Metric::Dtz => "rtbz",
+    };
+    Some((format!("{material}.{extension}"), missing))
+}
+
+/// Compares every legal position of `material` (both sides to move, en passant included)
+/// valued by `files` with the proved DTZ50 and WDL50 tables of `tables` (8×8); `progress` is
+/// told how many positions each finished stretch held.
+pub fn check(
+    files: &SyzygyFiles,
+    tables: &Path,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<FileCheck, SyzygyError> {
+    let name = material.to_string();
+    let unsupported = |reason: String| SyzygyError::Unsupported {
+        material: name.clone(),
+        reason,
+    };
+    let geo = Geometry::new(Board::STANDARD);
+    let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
+    let dtz = open_proved(tables, TableKind::Dtz50, &name)?;
+    let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
+    let rule = u32::from(dtz.header().rule_plies);
+    if rule != 100 {
+        return Err(unsupported(format!(
+            "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
+        )));
+    }
+    let size = indexer.size();
+    const CHUNK: u64 = 1 << 14;
+    let reader_error = |e: ReaderError| match failing_file(&e) {
+        Some((file, true)) => SyzygyError::Missing {
+            material: name.clone(),
+            file,
+            dir: files.dir.clone(),
+        },
+        Some((file, false)) => SyzygyError::Damaged {
+            material: name.clone(),
+            file,
+            reason: reason_of(&e),
+        },
+        None => SyzygyError::Damaged {
+            material: name.clone(),
+            file: "?".into(),
+            reason: reason_of(&e),
+        },
+    };
+    let mut stretches: Vec<(usize, u64)> = Vec::new();
+    for s in 0..2 {
+        stretches.extend((0..size.div_ceil(CHUNK)).map(|c| (s, c)));
+    }
+    let checks: Vec<FileCheck> = stretches
+        .par_iter()
+        .map(|&(s, chunk)| -> Result<FileCheck, SyzygyError> {
+            let stm = [Side::White, Side::Black][s];
+            let white = s == 0;
+            let begin = chunk * CHUNK;
+            let end = (begin + CHUNK).min(size);
+            let mut out = FileCheck::default();
+            let mut failure = None;
+            indexer.for_each_position::<TABLE_MEN>(&geo, begin..end, stm, |i, p| {
+                if failure.is_some() {
+                    return;
+                }
+                let ours = match dtz.dtz(white, i) {
+                    Ok(Dtz::Illegal) => return,
+                    Ok(v) => v,
+                    Err(e) => return failure = Some(SyzygyError::Table(e)),
+                };
+                let class = match wdl.code(white, i).map(Wdl::from_code) {
+                    Ok(Some(c)) => c,
+                    Ok(None) => return failure = Some(unsupported(format!("index {i}: no class"))),
+                    Err(e) => return failure = Some(SyzygyError::Table(e)),
+                };
+                let Some(position) = p.and_then(|p| shakmaty_of(&geo, &p).map(|c| (p, c))) else {
+                    return failure = Some(unsupported(format!(
+                        "index {i}: a value for a position shakmaty does not take"
+                    )));
+                };
+                let (p, chess) = position;
+                let theirs_class = match files.tables.probe_wdl_after_zeroing(&chess) {
+                    Ok(w) => reader_class(w),
+                    Err(e) => return failure = Some(reader_error(e)),
+                };
+                let theirs_dtz = match files.tables.probe_dtz(&chess) {
+                    Ok(d) => d,
+                    Err(e) => return failure = Some(reader_error(e)),
+                };
+                out.positions += 1;
+                let agreement = dtz_agreement(ours, theirs_dtz);
+                match agreement {
+                    Agreement::Equal => out.dtz_equal += 1,
+                    Agreement::OnePlyShort { exact } => {
+                        out.dtz_one_ply_short += 1;
+                        out.short_though_exact += u64::from(exact);
+                    }
+                    Agreement::Differs => {}
+                }
+                if agreement != Agreement::Differs && theirs_class == class {
+                    return;
+                }
+                out.differences += 1;
+                if out.first.is_none() {
+                    let (t, rounded) = match theirs_dtz {
+                        MaybeRounded::Precise(t) => (t.0, ""),
+                        MaybeRounded::Rounded(t) => (t.0, ", possibly rounded"),
+                    };
+                    out.first = Some(Difference {
+                        fen: p.to_natural(&geo).fen(),
+                        ours: format!("{}, DTZ50 {}", class_name(class), signed(ours)),
+                        theirs: format!("{}, DTZ {t}{rounded}", class_name(theirs_class)),
+                    });
+                }
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            progress(end - begin);
+            Ok(out)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut total = FileCheck {
+        material: name,
+        ..FileCheck::default()
+    };
+    for c in checks {
+        total.positions += c.positions;
+        total.dtz_equal += c.dtz_equal;
+        total.dtz_one_ply_short += c.dtz_one_ply_short;
+        total.short_though_exact += c.short_though_exact;
+        total.differences += c.differences;
+        if total.first.is_none() {
+            total.first = c.first;
+        }
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_must_be_equal_or_one_ply_short() {
+        use shakmaty_syzygy::Dtz as T;
+        let agree = |ours, theirs| dtz_agreement(ours, theirs);
+        assert_eq!(
+            agree(Dtz::Win(7), MaybeRounded::Precise(T(7))),
+            Agreement::Equal
+        );
+        assert_eq!(
+            agree(Dtz::Win(8), MaybeRounded::Precise(T(7))),
+            Agreement::OnePlyShort { exact: true }
+        );
+        assert_eq!(
+            agree(Dtz::Loss(5), MaybeRounded::Rounded(T(-4))),
+            Agreement::OnePlyShort { exact: false }
+        );
+        assert_eq!(
+            agree(Dtz::Win(7), MaybeRounded::Precise(T(8))),
+            Agreement::Differs
+        );
+        assert_eq!(
+            agree(Dtz::Win(9), MaybeRounded::Rounded(T(7))),
+            Agreement::Differs
+        );
+        assert_eq!(
+            agree(Dtz::Loss(5), MaybeRounded::Rounded(T(4))),
+            Agreement::Differs
+        );
+        assert_eq!(
+            agree(Dtz::Draw, MaybeRounded::Precise(T(0))),
+            Agreement::Equal
+        );
+        // A checkmated position: 0 here, -1 there; a draw is never -1.
+        assert_eq!(
+            agree(Dtz::Loss(0), MaybeRounded::Precise(T(-1))),
+            Agreement::Equal
+        );
+        assert_eq!(
+            agree(Dtz::Draw, MaybeRounded::Precise(T(-1))),
+            Agreement::Differs
+        );
+        assert_eq!(
+            agree(Dtz::Draw, MaybeRounded::Precise(T(1))),
+            Agreement::Differs
+        );
+    }
+}
