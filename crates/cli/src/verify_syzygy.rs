@@ -43,7 +43,7 @@ pub fn verify_syzygy(
     let board = Board::STANDARD;
     let files = SyzygyFiles::open(syzygy)?;
     let names: Vec<String> = if materials.is_empty() {
-        files.materials()?
+        files.materials()
     } else {
         materials.to_vec()
     };

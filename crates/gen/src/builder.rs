@@ -60,6 +60,18 @@ impl Builder {
         self
     }
 
+    /// The index of `material`, which the plain cores build only in its canonical form.
+    pub(crate) fn canonical_indexer(&self, material: Material) -> Result<Indexer, GenError> {
+        let unsupported = |reason: String| GenError::Unsupported {
+            material: material.to_string(),
+            reason,
+        };
+        if !material.is_canonical() {
+            return Err(unsupported("only canonical material is built".into()));
+        }
+        Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))
+    }
+
     /// The same builder with a fifty-move rule of `plies` plies between zeroing moves rather
     /// than 100, for tests on small boards, where the real rule never bites (at most 255).
     pub fn with_fifty_rule(mut self, plies: u8) -> Builder {

@@ -19,7 +19,7 @@ use axum::Json;
 use retro_engine::{Geometry, Position};
 use retro_format::Wdl;
 use retro_rules::{Piece, Side};
-use retro_tablebase::fifty::{Fifty, FiftyMove};
+use retro_tablebase::fifty::{class_rank, piece_rank, Fifty, FiftyMove};
 use retro_tablebase::probe::{category, signed_dtm};
 use retro_tablebase::Tablebase;
 use serde_json::{json, Value};
@@ -108,25 +108,9 @@ impl Rated {
     fn key(&self, geo: &Geometry) -> impl Ord {
         let class = self.class();
         let positive = matches!(class, Wdl::Win | Wdl::CursedWin);
-        let rank = match class {
-            Wdl::Loss => 0,
-            Wdl::Illegal => 1,
-            Wdl::BlessedLoss => 2,
-            Wdl::Draw => 3,
-            Wdl::CursedWin => 4,
-            Wdl::Win => 5,
-        };
+        let rank = class_rank(class);
         let dtm = self.dtm.and_then(signed_dtm);
-        let piece = |p: Option<Piece>| {
-            p.map(|p| match p {
-                Piece::Pawn => 1,
-                Piece::Knight => 2,
-                Piece::Bishop => 3,
-                Piece::Rook => 4,
-                Piece::Queen => 5,
-                Piece::King => 6,
-            })
-        };
+        let piece = |p: Option<Piece>| p.map(piece_rank);
         let fifty = self.fifty.as_ref();
         (
             rank,

@@ -85,6 +85,8 @@ pub struct SyzygyFiles {
     tables: Tablebase<Chess>,
     dir: PathBuf,
     files: usize,
+    /// The stems of the `.rtbw` files, the shortest first.
+    wdl_materials: Vec<String>,
 }
 
 impl SyzygyFiles {
@@ -116,10 +118,17 @@ impl SyzygyFiles {
                 reason: reason_of(&e),
             })?;
         }
+        let mut wdl_materials: Vec<String> = paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "rtbw"))
+            .filter_map(|p| Some(p.file_stem()?.to_str()?.to_string()))
+            .collect();
+        wdl_materials.sort_by_key(|n| (n.len(), n.clone()));
         Ok(SyzygyFiles {
             tables,
             dir: dir.to_path_buf(),
             files: paths.len(),
+            wdl_materials,
         })
     }
 
@@ -129,20 +138,8 @@ impl SyzygyFiles {
     }
 
     /// The materials the directory has a WDL file of, in Syzygy's names (`KRvK`, `KNNvKR`).
-    pub fn materials(&self) -> Result<Vec<String>, SyzygyError> {
-        let entries = std::fs::read_dir(&self.dir).map_err(|e| SyzygyError::Directory {
-            dir: self.dir.clone(),
-            reason: e.to_string(),
-        })?;
-        let mut names: Vec<String> = entries
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                let name = e.file_name().into_string().ok()?;
-                name.strip_suffix(".rtbw").map(str::to_string)
-            })
-            .collect();
-        names.sort_by_key(|n| (n.len(), n.clone()));
-        Ok(names)
+    pub fn materials(&self) -> Vec<String> {
+        self.wdl_materials.clone()
     }
 }
 
@@ -212,10 +209,6 @@ fn shakmaty_of(geo: &Geometry, p: &TablePosition) -> Option<Chess> {
     Chess::from_setup(setup, CastlingMode::Standard)
         .or_else(shakmaty::PositionError::ignore_impossible_check)
         .ok()
-}
-
-fn class_name(class: Wdl) -> &'static str {
-    class.name()
 }
 
 fn reader_class(wdl: shakmaty_syzygy::Wdl) -> Wdl {
@@ -406,8 +399,8 @@ pub fn check(
                     };
                     out.first = Some(Difference {
                         fen: p.to_natural(&geo).fen(),
-                        ours: format!("{}, DTZ50 {}", class_name(class), signed(ours)),
-                        theirs: format!("{}, DTZ {t}{rounded}", class_name(theirs_class)),
+                        ours: format!("{}, DTZ50 {}", class.name(), signed(ours)),
+                        theirs: format!("{}, DTZ {t}{rounded}", theirs_class.name()),
                     });
                 }
             });

@@ -111,8 +111,9 @@ impl FiftyMove {
     }
 }
 
-/// Classes from the worst for the side to move to the best.
-fn class_rank(class: Wdl) -> u8 {
+/// Classes from the worst for the side to move to the best (lila-tablebase's order of the
+/// class a move leaves to the opponent).
+pub fn class_rank(class: Wdl) -> u8 {
     match class {
         Wdl::Loss => 0,
         Wdl::Illegal => 1,
@@ -124,7 +125,7 @@ fn class_rank(class: Wdl) -> u8 {
 }
 
 /// Pieces by value, as shakmaty's `Role` orders them (pawn lowest).
-fn piece_rank(piece: Piece) -> u8 {
+pub fn piece_rank(piece: Piece) -> u8 {
     match piece {
         Piece::Pawn => 1,
         Piece::Knight => 2,

@@ -309,10 +309,7 @@ impl Builder {
             material: material.to_string(),
             reason,
         };
-        if !material.is_canonical() {
-            return Err(unsupported("only canonical material is built".into()));
-        }
-        let indexer = Indexer::new(geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let indexer = self.canonical_indexer(material)?;
         let size = indexer.size();
         let entries = usize::try_from(size)
             .map_err(|_| unsupported("too many positions for this machine".into()))?;

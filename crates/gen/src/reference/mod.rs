@@ -111,10 +111,7 @@ impl Builder {
             material: material.to_string(),
             reason,
         };
-        if !material.is_canonical() {
-            return Err(unsupported("only canonical material is built".into()));
-        }
-        let indexer = Indexer::new(geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let indexer = self.canonical_indexer(material)?;
         let size = indexer.size();
         let rank_count = ranks.count();
         let partition = Partition::new(size, rank_count);
