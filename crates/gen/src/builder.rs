@@ -20,7 +20,7 @@ type Kept = (Header, Option<[u8; 32]>);
 pub struct Builder {
     pub(crate) geo: Geometry,
     dir: PathBuf,
-    core: CoreKind,
+    pub(crate) core: CoreKind,
     /// How the fast core spends its work byte; tests take many watch codes to leave few
     /// depths (so it builds again without), or rebase every few depths.
     pub(crate) tuning: fast::Tuning,
@@ -304,7 +304,9 @@ impl Builder {
         let fits = match self.memory_limit {
             Some(limit) => to_build.iter().try_for_each(|&(material, metric)| {
                 let needed = match (metric, partitioned) {
-                    (Metric::Fifty, _) => crate::memory::fifty_bytes(&self.geo, material),
+                    (Metric::Fifty, _) => {
+                        crate::memory::fifty_bytes(&self.geo, material, self.core)
+                    }
                     (Metric::Dtm, true) => {
                         crate::memory::partitioned_bytes(&self.geo, material, ranks.count())
                     }

@@ -24,6 +24,7 @@ use crate::fast::layout::{Layout, RankField};
 use crate::fast::{self, ep::EpLayout};
 use crate::{exit_targets, CoreKind};
 use retro_engine::{Geometry, Indexer, Material};
+use retro_rules::Piece;
 
 /// What the program needs beside its tables: code, thread stacks, small tables.
 const ALLOWANCE: u64 = 96 << 20;
@@ -209,11 +210,30 @@ pub struct DiskNeed {
     pub deep: u64,
 }
 
-/// The memory the fifty-move core ([`crate::fifty`]) needs to build `material`'s DTZ50 and
-/// WDL50 tables on `geo`'s board: a 16-bit word and a level byte an entry and side, and room
-/// for the positions decided at one depth (a fifth of the entries, eight bytes each); `None`
-/// if the table cannot be indexed.
-pub fn fifty_bytes(geo: &Geometry, material: Material) -> Option<u64> {
+/// The memory the fifty-move passes ([`crate::fifty`]) need to build `material`'s DTZ50 and
+/// WDL50 tables on `geo`'s board with `core`: with the fast core's moves (a table without
+/// pawns on a board of at most 64 squares), a 16-bit word a slot and side and the smaller
+/// tables' WDL50 companions a byte a slot and side read; with the engine's, a 16-bit word and
+/// a level byte an entry and side; either with room for the positions decided at one depth (a
+/// fifth of them, eight bytes each). `None` if the table cannot be indexed.
+pub fn fifty_bytes(geo: &Geometry, material: Material, core: CoreKind) -> Option<u64> {
+    let pawnless = material.men().iter().all(|&(_, p)| p != Piece::Pawn);
+    if let (CoreKind::Fast, true) = (building_core(geo, material, core), pawnless) {
+        if let Some(layout) = Layout::new(geo, material) {
+            let smaller: u64 = exit_targets(material)
+                .into_iter()
+                .filter_map(|m| Layout::new(geo, m))
+                .map(|sub| 2 * sub.size())
+                .sum();
+            return Some(
+                layout
+                    .size()
+                    .saturating_mul(2 * 2 + 2 * 8 / 5)
+                    .saturating_add(smaller)
+                    .saturating_add(ALLOWANCE),
+            );
+        }
+    }
     let entries = Indexer::new(geo, material).ok()?.size();
     Some(
         entries

@@ -117,18 +117,30 @@ impl<const N: usize> Core<'_, N> {
     /// What the other side's men mean for side `x`'s king in `p` ([`KingSafety`]).
     #[inline(always)]
     pub(super) fn king_safety(&self, p: &Placed<N>, x: usize) -> KingSafety {
-        let bits = self.shared.bits;
-        let king = p.sq[x];
         // A man attacks the king's square with the king lifted off it exactly when he does
         // with the king on it: the king ends every line onto his square.
-        let occ = p.occ ^ (1 << king);
+        let occ = p.occ ^ (1 << p.sq[x]);
+        self.king_safety_from(p, x, |j| self.man_attacks(j, p.sq[j], occ))
+    }
+
+    /// [`Core::king_safety`], `lifted(j)` the attacks of the other side's man `j` with the
+    /// king lifted off his square.
+    #[inline(always)]
+    pub(super) fn king_safety_from(
+        &self,
+        p: &Placed<N>,
+        x: usize,
+        lifted: impl Fn(usize) -> Board64,
+    ) -> KingSafety {
+        let bits = self.shared.bits;
+        let king = p.sq[x];
         let mut safety = KingSafety {
             attacked: 0,
             answers: !0,
             shields: 0,
         };
         for &j in &self.shared.side_men[1 - x][..self.shared.side_len[1 - x]] {
-            let attacks = self.man_attacks(j, p.sq[j], occ);
+            let attacks = lifted(j);
             safety.attacked |= attacks;
             let slider = is_slider(self.shared.piece[j]);
             if attacks & (1 << king) != 0 {
@@ -157,8 +169,21 @@ impl<const N: usize> Core<'_, N> {
         i: usize,
         safety: &KingSafety,
     ) -> Board64 {
+        self.legal_of_targets(p, x, i, safety, self.quiet_targets(p, i))
+    }
+
+    /// [`Core::legal_quiet_targets`] among `targets`, the squares man `i` moves to without
+    /// capturing or promoting, his own king left in check or not.
+    #[inline(always)]
+    pub(super) fn legal_of_targets(
+        &self,
+        p: &Placed<N>,
+        x: usize,
+        i: usize,
+        safety: &KingSafety,
+        targets: Board64,
+    ) -> Board64 {
         let bits = self.shared.bits;
-        let targets = self.quiet_targets(p, i);
         if i == x {
             return targets & !safety.attacked;
         }

@@ -267,13 +267,19 @@ impl<const N: usize> Core<'_, N> {
     /// captured man still on it, which the rule leaves out).
     #[inline]
     pub(super) fn exit_value(&self, after: &[Sq], rule: ExitRule, mover: usize) -> Value {
+        Value::from_code(u32::from(self.exit_code(after, rule, mover)))
+    }
+
+    /// [`Core::exit_value`] as the other table's entry code, whatever its kind.
+    #[inline]
+    pub(super) fn exit_code(&self, after: &[Sq], rule: ExitRule, mover: usize) -> u8 {
         let sub = &self.shared.subs[rule.sub];
         let mut sq = self.exit_squares(after, rule);
         let k = rule.len;
         sub.layout.fold(&mut sq[..k]);
         let slot = sub.layout.slot(&sq[..k]);
         let side = (1 - mover) ^ usize::from(rule.flipped);
-        Value::from_code(u32::from(sub.code(side, slot)))
+        sub.code(side, slot)
     }
 
     /// The squares, in the other table's order of men and unfolded, of the men after an exit
@@ -318,23 +324,41 @@ impl<const N: usize> Core<'_, N> {
         skip: &[Board64; N],
         mut visit: impl FnMut(Value),
     ) {
+        if self.sliced {
+            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+                if self.shared.piece[i] == Piece::Pawn {
+                    let pushes = self.shared.bits.pawn_pushes(x, p.sq[i], p.occ);
+                    let staying = pushes & !self.shared.bits.last_rank(x);
+                    self.for_each_push_exit(p, i, staying, x, &mut visit);
+                }
+            }
+        }
+        self.for_each_leaving_move_but(p, attacks, x, skip, |after, rule| {
+            visit(self.exit_value(after, rule, x))
+        });
+    }
+
+    /// Calls `visit` with every capture and promotion of side `x` in `p` (`attacks` its men's
+    /// attacks), as the squares after it (the moving man on his new square, a captured man
+    /// still on it) and the rule of the table it leads into, leaving out the captures and
+    /// promotions by each man `i` on (or onto) the squares of `skip[i]`. A sliced layout's
+    /// pushes into other slices are not among them.
+    #[inline(always)]
+    pub(super) fn for_each_leaving_move_but(
+        &self,
+        p: &Placed<N>,
+        attacks: &[Board64; N],
+        x: usize,
+        skip: &[Board64; N],
+        mut visit: impl FnMut(&[Sq; N], ExitRule),
+    ) {
         let y = 1 - x;
         for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
             let from = p.sq[i];
-            let pawn = self.shared.piece[i] == Piece::Pawn;
             let mut targets = attacks[i] & p.by_side[y] & !skip[i];
-            if pawn {
+            if self.shared.piece[i] == Piece::Pawn {
                 let pushes = self.shared.bits.pawn_pushes(x, from, p.occ);
                 targets |= pushes & self.shared.bits.last_rank(x) & !skip[i];
-                if self.sliced {
-                    self.for_each_push_exit(
-                        p,
-                        i,
-                        pushes & !self.shared.bits.last_rank(x),
-                        x,
-                        &mut visit,
-                    );
-                }
             }
             while targets != 0 {
                 let t = targets.trailing_zeros() as Sq;
@@ -348,12 +372,12 @@ impl<const N: usize> Core<'_, N> {
                             Some(j) => self.shared.exits.promotion_capture(i, j, k),
                             None => self.shared.exits.promotions[i][k].expect("pawns promote"),
                         };
-                        visit(self.exit_value(&after, rule, x));
+                        visit(&after, rule);
                     }
                 } else {
                     let j = captured.expect("a move that stays is no exit");
                     let rule = self.shared.exits.captures[j].expect("kings are never captured");
-                    visit(self.exit_value(&after, rule, x));
+                    visit(&after, rule);
                 }
             }
         }

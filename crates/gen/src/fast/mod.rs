@@ -28,6 +28,7 @@
 //! | `slices` | pawn slices and pushes |
 //! | `part_store` | a sliced table's solved parts in the order of the stored index, until its body is written |
 //! | [`ep`], `en_passant` | en-passant positions: their numbering, their values |
+//! | [`fifty`] | the fifty-move rule's moves over the slots: first words, un-moves, the words in the stored order |
 //! | `recode`, [`rebase`] | giving the watch codes up or taking them up, rebasing depths beyond a byte |
 //! | [`convert`] | the work table to the stored index and back |
 //! | `index_walk` | a king pair's entries in the order of the stored index, and the slots that hold them |
@@ -118,6 +119,7 @@ mod codes;
 mod counting;
 mod en_passant;
 mod exits;
+pub mod fifty;
 mod forward;
 mod index_walk;
 mod init;
@@ -358,58 +360,17 @@ fn build_in(
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let size = layout.size();
     usize::try_from(size).map_err(|_| Declined::Unsupported)?;
-    let men = material.men();
-    let n = men.len();
-    let mut piece = [Piece::King; MAX_MEN];
-    let mut side_men = [[NO_MAN; MAX_MEN]; 2];
-    let mut side_len = [0usize; 2];
-    for (i, &(side, p)) in men.iter().enumerate() {
-        piece[i] = p;
-        let s = side_index(side);
-        side_men[s][side_len[s]] = i;
-        side_len[s] += 1;
-    }
-    let exits = exit_rules(material, &exit_targets(material));
-    let mut side_of = [0usize; MAX_MEN];
-    for (i, &(side, _)) in men.iter().enumerate() {
-        side_of[i] = side_index(side);
-    }
-    let ep_layout = EpLayout::new(geo, &layout, &men);
-    let parts = Parts {
+    let n = material.men().len();
+    let ep_layout = EpLayout::new(geo, &layout, &material.men());
+    let parts = Parts::new(
         geo,
         material,
-        bits: &bits,
-        layout: &layout,
-        ep_layout: ep_layout.as_ref(),
-        piece,
-        side_men,
-        side_len,
-        side_of,
-        allowed: std::array::from_fn(|i| {
-            if i < n && piece[i] == Piece::Pawn {
-                bits.pawn_squares()
-            } else {
-                match geo.square_count() {
-                    64 => u64::MAX,
-                    squares => (1 << squares) - 1,
-                }
-            }
-        }),
-        exits,
+        &bits,
+        &layout,
+        ep_layout.as_ref(),
         subs,
-        hints: !tuning.no_hints,
-        shared_win_hints: tuning.shared_win_hints || size > MAX_SEPARATE_WIN_HINTS,
-        store_parts: tuning.store_parts
-            || (layout.slices() > 0 && 2 * layout.slices_used() > MAX_SLICES_KEPT),
-        ways_out: !tuning.count_moves,
-        watch_by_default: tuning.watch_keys.is_none(),
-        mirror_rank: (0..geo.square_count() as Sq)
-            .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
-            .collect(),
-        colour_swap: (!tuning.no_mirror)
-            .then(|| mirror::colour_swap(&men))
-            .flatten(),
-    };
+        tuning,
+    );
     // Watching costs a code per square, taken from the depths a byte can hold: a table
     // deeper than what is left gives the watch codes up when it reaches that depth, or after
     // its init pass if its exits may force a loss deeper than that; a whole table whose exits
@@ -478,6 +439,72 @@ struct Parts<'a> {
     /// asked for: by man, the man of the other side that takes its place when the colours are
     /// exchanged (`mirror`).
     colour_swap: Option<[usize; MAX_MEN]>,
+}
+
+impl<'a> Parts<'a> {
+    /// The parts of a build of `material` on `geo`'s board in `layout`, with `subs` the
+    /// tables of [`exit_targets`] in that order.
+    fn new(
+        geo: &'a Geometry,
+        material: Material,
+        bits: &'a Bits,
+        layout: &'a Layout,
+        ep_layout: Option<&'a EpLayout>,
+        subs: &'a [Subtable],
+        tuning: Tuning,
+    ) -> Parts<'a> {
+        let men = material.men();
+        let n = men.len();
+        let mut piece = [Piece::King; MAX_MEN];
+        let mut side_men = [[NO_MAN; MAX_MEN]; 2];
+        let mut side_len = [0usize; 2];
+        for (i, &(side, p)) in men.iter().enumerate() {
+            piece[i] = p;
+            let s = side_index(side);
+            side_men[s][side_len[s]] = i;
+            side_len[s] += 1;
+        }
+        let exits = exit_rules(material, &exit_targets(material));
+        let mut side_of = [0usize; MAX_MEN];
+        for (i, &(side, _)) in men.iter().enumerate() {
+            side_of[i] = side_index(side);
+        }
+        Parts {
+            geo,
+            material,
+            bits,
+            layout,
+            ep_layout,
+            piece,
+            side_men,
+            side_len,
+            side_of,
+            allowed: std::array::from_fn(|i| {
+                if i < n && piece[i] == Piece::Pawn {
+                    bits.pawn_squares()
+                } else {
+                    match geo.square_count() {
+                        64 => u64::MAX,
+                        squares => (1 << squares) - 1,
+                    }
+                }
+            }),
+            exits,
+            subs,
+            hints: !tuning.no_hints,
+            shared_win_hints: tuning.shared_win_hints || layout.size() > MAX_SEPARATE_WIN_HINTS,
+            store_parts: tuning.store_parts
+                || (layout.slices() > 0 && 2 * layout.slices_used() > MAX_SLICES_KEPT),
+            ways_out: !tuning.count_moves,
+            watch_by_default: tuning.watch_keys.is_none(),
+            mirror_rank: (0..geo.square_count() as Sq)
+                .map(|sq| geo.sq(geo.file(sq), geo.ranks() - 1 - geo.rank(sq)))
+                .collect(),
+            colour_swap: (!tuning.no_mirror)
+                .then(|| mirror::colour_swap(&men))
+                .flatten(),
+        }
+    }
 }
 
 fn is_slider(piece: Piece) -> bool {

@@ -42,7 +42,7 @@ impl LossSearch {
 
 /// What the driver chooses once for a table of `N` men: whether it is solved in slices, how
 /// its odd passes find losses, and whether it keeps hints.
-struct Mode {
+pub(super) struct Mode {
     sliced: bool,
     search: LossSearch,
     hinted: bool,
@@ -53,6 +53,18 @@ struct Mode {
 }
 
 impl Mode {
+    /// The mode of a core that only moves (its cells, never written, take no memory): the
+    /// fifty-move passes' (`super::fifty`).
+    pub(super) fn moves_only() -> Mode {
+        Mode {
+            sliced: false,
+            search: LossSearch::Counting,
+            hinted: false,
+            shared_win_hints: false,
+            mirrored: false,
+        }
+    }
+
     fn of<const N: usize>(parts: &Parts<'_>) -> Mode {
         let no_ep = parts.ep_layout.is_none();
         let sliced = parts.layout.slices() > 0 && no_ep;
@@ -277,7 +289,7 @@ fn solve<const N: usize>(
 impl<'a, const N: usize> Core<'a, N> {
     /// The state of a build of `parts` in `mode`, its cells all `0`, holding `codes`, over
     /// `chunks` chunks; the cells kept in scratch files in `paging` if given.
-    fn new(
+    pub(super) fn new(
         parts: &'a Parts<'a>,
         codes: WorkCodes,
         mode: &Mode,

@@ -1,0 +1,377 @@
+//! The fast core's moves for the fifty-move rule's passes: DTZ50 and WDL50 over the slot
+//! layout, with the attack tables, un-moves and move counts of the depth-to-mate passes.
+//!
+//! Owns: [`build`], a table's work words by slot (`crate::fifty::solve_level` decides them,
+//! from the moves [`SlotMoves`] gives), and [`write_words`], the words in the order of the
+//! stored index.
+//! Must never: decide a value (the rule's passes do), or be trusted: `retro verify` proves
+//! every table written from it, and tests compare its files with the engine's moves' byte for
+//! byte.
+//!
+//! A slot's first word comes from its moves: the quiet moves counted as the counting passes
+//! of depth to mate count them (`Core::count_moves`: a king's move into a position of two
+//! slots twice, once for each slot's un-moves), each un-move then weighing 1; its captures and
+//! promotions read in the smaller tables' WDL50 companions, loaded into their layouts. Only
+//! tables without pawns are built here (one level, no en passant); the others are declined
+//! and built with the engine's moves.
+
+use super::convert::Kept;
+use super::index_walk::{group_fields, PairWalk, Stretch};
+use super::*;
+use crate::fifty::{first_word, new_words, solve_level, Exits, RuleMoves, NO_POSITION};
+use retro_engine::Indexer;
+use retro_format::{FormatError, TableWriter, Wdl};
+use std::sync::atomic::AtomicU16;
+
+/// What [`build`] computed: the work words by side to move and slot.
+pub struct FiftyBuilt {
+    /// The layout of the slots.
+    pub layout: Layout,
+    /// By side to move and slot, the rule's work words (`crate::fifty::final_value`).
+    pub words: [Vec<AtomicU16>; 2],
+    /// Passes of the iteration.
+    pub depths: u32,
+    /// Seconds spent finding the first words.
+    pub init_seconds: f64,
+    /// Seconds spent in the passes.
+    pub retrograde_seconds: f64,
+}
+
+/// The fifty-move tables of `material` on `geo`'s board under a rule of `rule` plies, with
+/// `subs` the WDL50 tables of [`exit_targets`] in that order (loaded whole). Declines a table
+/// with pawns, and a board or material outside the layout.
+pub fn build(
+    geo: &Geometry,
+    material: Material,
+    subs: &[Subtable],
+    rule: u32,
+    observer: &dyn Observer,
+) -> Result<FiftyBuilt, Declined> {
+    if material
+        .men()
+        .iter()
+        .any(|&(_, piece)| piece == Piece::Pawn)
+    {
+        return Err(Declined::Unsupported);
+    }
+    if subs.iter().any(|sub| !matches!(sub.kept, Kept::All)) {
+        return Err(Declined::Unsupported);
+    }
+    let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
+    let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
+    let slots = usize::try_from(layout.size()).map_err(|_| Declined::Unsupported)?;
+    let parts = Parts::new(geo, material, &bits, &layout, None, subs, Tuning::default());
+    let words = [new_words(slots), new_words(slots)];
+    let report = match material.men().len() {
+        2 => solve::<2>(&parts, &words, rule, observer),
+        3 => solve::<3>(&parts, &words, rule, observer),
+        4 => solve::<4>(&parts, &words, rule, observer),
+        5 => solve::<5>(&parts, &words, rule, observer),
+        6 => solve::<6>(&parts, &words, rule, observer),
+        7 => solve::<7>(&parts, &words, rule, observer),
+        8 => solve::<8>(&parts, &words, rule, observer),
+        _ => return Err(Declined::Unsupported),
+    }?;
+    Ok(FiftyBuilt {
+        layout,
+        words,
+        depths: report.depths,
+        init_seconds: report.init_seconds,
+        retrograde_seconds: report.retrograde_seconds,
+    })
+}
+
+fn solve<const N: usize>(
+    parts: &Parts<'_>,
+    words: &[Vec<AtomicU16>; 2],
+    rule: u32,
+    observer: &dyn Observer,
+) -> Result<crate::fifty::LevelReport, Declined> {
+    let core = Core::<N>::new(parts, WorkCodes::new(0, None), &Mode::moves_only(), 0, None)?;
+    let name = parts.material.to_string();
+    let squares = parts.layout.square_count() as Sq;
+    let fixed_with = (0..squares)
+        .map(|a| {
+            (0..squares)
+                .filter(|&b| parts.layout.share_fixer(a, b))
+                .fold(0, |set, b| set | 1 << b)
+        })
+        .collect();
+    let moves = SlotMoves {
+        core,
+        rule,
+        fixed_with,
+    };
+    observer.phase(&name, Phase::Init, 2 * parts.layout.size());
+    Ok(solve_level(
+        &moves,
+        words,
+        rule,
+        |_, _| true,
+        &name,
+        observer,
+    )?)
+}
+
+/// The moves of the slots of a layout, for the rule's passes.
+struct SlotMoves<'a, const N: usize> {
+    /// A core that only moves: its cells are never written.
+    core: Core<'a, N>,
+    rule: u32,
+    /// By square, the squares that a symmetry other than the identity fixes together with it.
+    fixed_with: Vec<Board64>,
+}
+
+impl<const N: usize> SlotMoves<'_, N> {
+    /// How many times the un-moves of the children of `p` (side `x` to move, `safety` what
+    /// the other side's men mean for its king, `attacks` its men's) by the moves that stay
+    /// give `p`'s slot back.
+    ///
+    /// Once a move, unless kings stand on squares one symmetry fixes. Where `p`'s kings do
+    /// not, a king's move that makes them counts twice (`Core::count_moves`). Where they do,
+    /// `p` may be its own image, so that two of the king's moves reach one position, or one
+    /// un-move reaches `p` twice: the king's moves are counted as the passes will count them,
+    /// each slot of each child with the king's un-move back in it, every such pair once, and
+    /// how many of the parents each pair's un-move visits are `p`'s slot.
+    fn visits(
+        &self,
+        p: &Placed<N>,
+        x: usize,
+        safety: &counting::KingSafety,
+        attacks: &[Board64; N],
+    ) -> u32 {
+        let core = &self.core;
+        let layout = core.shared.layout;
+        let y = 1 - x;
+        let men = &core.shared.side_men[x][..core.shared.side_len[x]];
+        let mut moves = [0 as Board64; N];
+        for &i in men {
+            moves[i] = core.legal_of_targets(p, x, i, safety, attacks[i] & !p.occ);
+        }
+        let with_other_king = self.fixed_with[usize::from(p.sq[y])];
+        let kings_shared = with_other_king & (1 << p.sq[x]) != 0;
+        // A move of another man than the king needs no fold: each comes back once, from the
+        // slot it reaches (where `p` is its own image, its image's move from the image).
+        let others: u32 = men
+            .iter()
+            .filter(|&&i| i != x)
+            .map(|&i| moves[i].count_ones())
+            .sum();
+        if !kings_shared {
+            // A king's move onto a square fixed with the other king's reaches a child of two
+            // slots, each un-moving to `p`, or one that is its own image, whose king un-moves
+            // both to `p`'s square and to its image, each folding to `p`.
+            return others + moves[x].count_ones() + (moves[x] & with_other_king).count_ones();
+        }
+        let from = p.sq[x];
+        // (child slot, the king's square there, the square he came from there): at most
+        // eight moves, each reaching at most two slots (two squares share at most one
+        // symmetry other than the identity).
+        let mut pairs = [(0u64, 0 as Sq, 0 as Sq); 16];
+        let mut len = 0;
+        for_each_bit(moves[x], |t| {
+            let mut after = p.sq;
+            after[x] = t;
+            let map = layout.fold_map(after[0], after[1]);
+            let (to, back) = (map[usize::from(t)], map[usize::from(from)]);
+            layout.fold(&mut after);
+            layout.for_each_image_map(&after, |slot, image| {
+                pairs[len] = (slot, image[usize::from(to)], image[usize::from(back)]);
+                len += 1;
+            });
+        });
+        let pairs = &mut pairs[..len];
+        pairs.sort_unstable();
+        let mut visits = others;
+        for (k, &(child, to, back)) in pairs.iter().enumerate() {
+            if k > 0 && pairs[k - 1] == (child, to, back) {
+                continue;
+            }
+            let sq: [Sq; N] = layout.decode_array(child);
+            let fixed = layout.is_fixed(sq[0]);
+            core.visit_unmove(child, &sq, x, to, back, fixed, &mut |parent, _| {
+                visits += u32::from(parent == p.slot)
+            });
+        }
+        visits
+    }
+}
+
+impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
+    fn entries(&self) -> u64 {
+        self.core.shared.layout.size()
+    }
+
+    fn first_words(
+        &self,
+        _: &[Vec<AtomicU16>; 2],
+        entries: std::ops::Range<u64>,
+        _: &(impl Fn(usize, u64) -> bool + Sync),
+        mut visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
+    ) {
+        let core = &self.core;
+        let layout = core.shared.layout;
+        let bits = core.shared.bits;
+        let squares = layout.square_count();
+        let last = N - 1;
+        // A run at a time: the slots that differ in the last man's square alone.
+        let mut next_run = entries.start - entries.start % squares;
+        while next_run < entries.end {
+            let run = next_run;
+            next_run += squares;
+            let (first, end) = (run.max(entries.start), next_run.min(entries.end));
+            let mut sq: [Sq; N] = layout.decode_array(run);
+            let mut outer_by_side = [0 as Board64; 2];
+            for (i, &s) in sq.iter().enumerate().take(last) {
+                outer_by_side[core.side_of(i)] |= 1 << s;
+            }
+            let outer_occ = outer_by_side[0] | outer_by_side[1];
+            // Men on one square, kings side by side or not as the fold leaves them (the last
+            // man no king): no slot of the run is a position.
+            let kings_apart = |sq: &[Sq; N]| {
+                layout.kings_folded(sq[0], sq[1])
+                    && bits.attacks(Piece::King, sq[0], 0) & (1 << sq[1]) == 0
+            };
+            if (outer_occ.count_ones() as usize) < last || (last >= 2 && !kings_apart(&sq)) {
+                continue;
+            }
+            for slot in first..end {
+                let t = (slot - run) as Sq;
+                if outer_occ & (1 << t) != 0 {
+                    continue;
+                }
+                sq[last] = t;
+                // Identical men out of order: a slot the layout never uses.
+                if (last < 2 && !kings_apart(&sq)) || !layout.groups_sorted(&sq) {
+                    continue;
+                }
+                let mut by_side = outer_by_side;
+                by_side[core.side_of(last)] |= 1 << t;
+                let p = Placed {
+                    slot,
+                    sq,
+                    occ: outer_occ | 1 << t,
+                    by_side,
+                };
+                let mut attacks = [0 as Board64; N];
+                for (i, a) in attacks.iter_mut().enumerate() {
+                    *a = core.man_attacks(i, p.sq[i], p.occ);
+                }
+                for x in 0..2 {
+                    visit(x, slot, self.first_word(&p, x, &attacks));
+                }
+            }
+        }
+    }
+
+    fn for_each_parent(
+        &self,
+        x: usize,
+        slot: u64,
+        _: bool,
+        mut visit: impl FnMut(u64, u16),
+    ) -> Result<(), GenError> {
+        self.core
+            .for_each_parent(slot, x, |parent, _| visit(parent, 1));
+        Ok(())
+    }
+}
+
+impl<const N: usize> SlotMoves<'_, N> {
+    /// The first word of `p` with side `x` to move ([`RuleMoves::first_words`]), its men on
+    /// distinct squares, its kings apart and as the fold leaves them.
+    fn first_word(
+        &self,
+        p: &Placed<N>,
+        x: usize,
+        attacks: &[Board64; N],
+    ) -> Result<(u16, Option<u32>), GenError> {
+        let core = &self.core;
+        let slot = p.slot;
+        let y = 1 - x;
+        let side_attacks = |side: usize| {
+            core.shared.side_men[side][..core.shared.side_len[side]]
+                .iter()
+                .fold(0, |set, &i| set | attacks[i])
+        };
+        // The side not to move in check: no position.
+        if side_attacks(x) & (1 << p.sq[y]) != 0 {
+            return Ok((NO_POSITION, None));
+        }
+        let king = 1 << p.sq[x];
+        let in_check = side_attacks(y) & king != 0;
+        // Only a slider that attacks the king sees further with the king lifted.
+        let safety = core.king_safety_from(p, x, |j| match attacks[j] & king {
+            0 => attacks[j],
+            _ => core.man_attacks(j, p.sq[j], p.occ ^ king),
+        });
+        let stays = self.visits(p, x, &safety, attacks);
+        let mut exits = Exits::default();
+        let mut unknown = None;
+        core.for_each_leaving_move_but(p, attacks, x, &[0; N], |after, rule| {
+            let code = core.exit_code(after, rule, x);
+            match Wdl::from_code(u32::from(code)) {
+                // The mover's king left in check: no move.
+                Some(Wdl::Illegal) => {}
+                Some(class) => exits.add(class, self.rule),
+                None => unknown = Some(code),
+            }
+        });
+        if let Some(code) = unknown {
+            return Err(GenError::Inconsistent {
+                material: core.shared.material.to_string(),
+                fen: format!("slot {slot}: a capture reaches the unknown class code {code}"),
+            });
+        }
+        first_word(stays, exits, in_check, &core.shared.material)
+    }
+}
+
+/// Writes the stored body (both sides to move, `width` bytes an entry, in the order of
+/// `indexer`) of the words `built` holds into `writer`, each entry's code `code` of its word,
+/// one king pair at a time.
+pub fn write_words(
+    geo: &Geometry,
+    indexer: &Indexer,
+    built: &FiftyBuilt,
+    width: usize,
+    writer: &TableWriter,
+    code: impl Fn(u16) -> u32 + Sync,
+) -> Result<(), FormatError> {
+    let layout = &built.layout;
+    let groups = group_fields(indexer);
+    let inner = indexer.inner_size();
+    let entries = indexer.size();
+    let tasks: Vec<(usize, usize)> = (0..2)
+        .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
+        .collect();
+    let put = |out: &mut [u8], at: usize, word: u16| {
+        let c = code(word);
+        match width {
+            1 => out[at] = c as u8,
+            _ => out[at * width..][..2].copy_from_slice(&(c as u16).to_le_bytes()),
+        }
+    };
+    tasks.par_iter().copied().try_for_each_init(
+        || vec![0u8; inner as usize * width],
+        |out, (x, pair)| {
+            let words = &built.words[x];
+            let read = |slot: u64| words[slot as usize].load(Ordering::Relaxed);
+            out.fill(0);
+            let walk = PairWalk::new(geo, indexer, layout, groups.as_deref());
+            walk.for_each_stretch(Side::ALL[x], pair, None, |stretch| match stretch {
+                Stretch::Run(run) => {
+                    let stretch = &mut out[run.at * width..][..run.len * width];
+                    for k in 0..run.len {
+                        put(stretch, k, read(run.base + k as u64 * run.stride));
+                    }
+                    run.clear_images(layout, stretch, width);
+                }
+                Stretch::One { at, slot } => put(out, at, read(slot)),
+            });
+            let first = pair as u64 * inner;
+            writer.write_body_at((x as u64 * entries + first) * width as u64, out)
+        },
+    )?;
+    Ok(())
+}
