@@ -27,7 +27,7 @@ pub struct Builder {
     /// Whether (and how) every table of a run ends up packed, its raw file removed.
     pack: Option<retro_format::PackOptions>,
     /// The most memory a build may take, in bytes ([`Builder::with_memory_limit`]).
-    memory_limit: Option<u64>,
+    pub(crate) memory_limit: Option<u64>,
     /// What a run builds for each material ([`Builder::with_metrics`]).
     metrics: Vec<Metric>,
     /// The plies the fifty-move rule allows between zeroing moves, for [`Metric::Fifty`]
@@ -305,7 +305,7 @@ impl Builder {
             Some(limit) => to_build.iter().try_for_each(|&(material, metric)| {
                 let needed = match (metric, partitioned) {
                     (Metric::Fifty, _) => {
-                        crate::memory::fifty_bytes(&self.geo, material, self.core)
+                        crate::memory::fifty_bytes(&self.geo, material, self.core, Some(limit))
                     }
                     (Metric::Dtm, true) => {
                         crate::memory::partitioned_bytes(&self.geo, material, ranks.count())
@@ -613,17 +613,7 @@ impl Builder {
                 }
                 None => Table::open(&path).map_err(GenError::from)?,
             };
-            if table.header().material != smaller.to_string() {
-                return Err(GenError::Inconsistent {
-                    material: smaller.to_string(),
-                    fen: format!(
-                        "the file {} names {}",
-                        table.path().display(),
-                        table.header().material
-                    ),
-                }
-                .into());
-            }
+            expect_material(&table, smaller)?;
             if table.header().max_plies > fast::convert::SUBTABLE_MAX_PLIES {
                 return Err(fast::Declined::TooDeep);
             }
@@ -678,6 +668,21 @@ impl Builder {
             packed: None,
             traffic: None,
         })
+    }
+}
+
+/// An error unless the file `table` holds the table of `material`.
+pub(crate) fn expect_material(table: &Table, material: Material) -> Result<(), GenError> {
+    match table.header().material == material.to_string() {
+        true => Ok(()),
+        false => Err(GenError::Inconsistent {
+            material: material.to_string(),
+            fen: format!(
+                "the file {} names {}",
+                table.path().display(),
+                table.header().material
+            ),
+        }),
     }
 }
 

@@ -211,29 +211,49 @@ pub struct DiskNeed {
 }
 
 /// The memory the fifty-move passes ([`crate::fifty`]) need to build `material`'s DTZ50 and
-/// WDL50 tables on `geo`'s board with `core`: with the fast core's moves (a table without
-/// pawns on a board of at most 64 squares), a 16-bit word a slot and side and the smaller
-/// tables' WDL50 companions a byte a slot and side read; with the engine's, a 16-bit word and
-/// a level byte an entry and side; either with room for the positions decided at one depth (a
-/// fifth of them, eight bytes each). `None` if the table cannot be indexed.
-pub fn fifty_bytes(geo: &Geometry, material: Material, core: CoreKind) -> Option<u64> {
-    let pawnless = material.men().iter().all(|&(_, p)| p != Piece::Pawn);
-    if let (CoreKind::Fast, true) = (building_core(geo, material, core), pawnless) {
-        if let Some(layout) = Layout::new(geo, material) {
-            let smaller: u64 = exit_targets(material)
-                .into_iter()
-                .filter_map(|m| Layout::new(geo, m))
-                .map(|sub| 2 * sub.size())
-                .sum();
-            return Some(
-                layout
-                    .size()
-                    .saturating_mul(2 * 2 + 2 * 8 / 5)
-                    .saturating_add(smaller)
-                    .saturating_add(ALLOWANCE),
-            );
-        }
+/// WDL50 tables on `geo`'s board with `core`, at most `limit` bytes if given: with the fast
+/// core's moves where they apply and fit ([`fifty_fast_bytes`]), else with the engine's
+/// ([`fifty_plain_bytes`]). `None` if the table cannot be indexed.
+pub fn fifty_bytes(
+    geo: &Geometry,
+    material: Material,
+    core: CoreKind,
+    limit: Option<u64>,
+) -> Option<u64> {
+    match fifty_fast_bytes(geo, material, core) {
+        Some(bytes) if limit.is_none_or(|limit| bytes <= limit) => Some(bytes),
+        _ => fifty_plain_bytes(geo, material),
     }
+}
+
+/// The memory the fifty-move passes need with the fast core's moves, where those apply (a
+/// table without pawns on a board of at most 64 squares): a 16-bit word a slot and side, the
+/// smaller tables' WDL50 companions a byte a slot and side, and room for the positions decided
+/// at one depth (a fifth of the slots, eight bytes each).
+pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> Option<u64> {
+    let pawnless = material.men().iter().all(|&(_, p)| p != Piece::Pawn);
+    if building_core(geo, material, core) != CoreKind::Fast || !pawnless {
+        return None;
+    }
+    let layout = Layout::new(geo, material)?;
+    let smaller: u64 = exit_targets(material)
+        .into_iter()
+        .filter_map(|m| Layout::new(geo, m))
+        .map(|sub| 2 * sub.size())
+        .sum();
+    Some(
+        layout
+            .size()
+            .saturating_mul(2 * 2 + 2 * 8 / 5)
+            .saturating_add(smaller)
+            .saturating_add(ALLOWANCE),
+    )
+}
+
+/// The memory the fifty-move passes need with the engine's moves: a 16-bit word and a level
+/// byte an entry and side, and room for the positions decided at one depth (a fifth of the
+/// entries, eight bytes each). `None` if the table cannot be indexed.
+pub fn fifty_plain_bytes(geo: &Geometry, material: Material) -> Option<u64> {
     let entries = Indexer::new(geo, material).ok()?.size();
     Some(
         entries

@@ -1,17 +1,18 @@
 //! The fast core's moves for the fifty-move rule's passes: DTZ50 and WDL50 over the slot
 //! layout, with the attack tables, un-moves and move counts of the depth-to-mate passes.
 //!
-//! Owns: [`build`], a table's work words by slot (`crate::fifty::solve_level` decides them,
-//! from the moves [`SlotMoves`] gives), and [`write_words`], the words in the order of the
+//! Owns: `build`, a table's work words by slot (`crate::fifty::solve_level` decides them,
+//! from the moves `SlotMoves` gives), and `write_words`, the words in the order of the
 //! stored index.
 //! Must never: decide a value (the rule's passes do), or be trusted: `retro verify` proves
 //! every table written from it, and tests compare its files with the engine's moves' byte for
 //! byte.
 //!
-//! A slot's first word comes from its moves: the quiet moves counted as the counting passes
-//! of depth to mate count them (`Core::count_moves`: a king's move into a position of two
-//! slots twice, once for each slot's un-moves), each un-move then weighing 1; its captures and
-//! promotions read in the smaller tables' WDL50 companions, loaded into their layouts. Only
+//! A slot's first word comes from its moves: the quiet moves counted as often as the un-moves
+//! of their children will give the slot back (`SlotMoves::visits`), each un-move then weighing
+//! 1; its captures and promotions read in the smaller tables' WDL50 companions, loaded into
+//! their layouts. The first words go a run of the last man at a time, the un-moves of each
+//! depth's decided slots too (`Core::for_each_parent_run`). Only
 //! tables without pawns are built here (one level, no en passant); the others are declined
 //! and built with the engine's moves.
 
@@ -274,6 +275,49 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         self.core
             .for_each_parent(slot, x, |parent, _| visit(parent, 1));
         Ok(())
+    }
+
+    fn for_each_parent_of_all(
+        &self,
+        x: usize,
+        slots: &[u64],
+        _: bool,
+        mut visit: impl FnMut(u64, u16),
+    ) -> Result<(), GenError> {
+        let core = &self.core;
+        if N < 3 {
+            for &slot in slots {
+                core.for_each_parent(slot, x, |parent, _| visit(parent, 1));
+            }
+            return Ok(());
+        }
+        // A run at a time: the un-moves of the men but the last are found once for the
+        // slots of one run (`Core::for_each_parent_run`).
+        let squares = core.shared.layout.square_count();
+        let mut sink = EveryParent(|parent| visit(parent, 1));
+        for run in slots.chunk_by(|a, b| a / squares == b / squares) {
+            let start = run[0] - run[0] % squares;
+            let mask = run
+                .iter()
+                .fold(0u64, |mask, &slot| mask | 1 << (slot - start));
+            core.for_each_parent_run(start, mask, x, true, &mut sink);
+        }
+        Ok(())
+    }
+}
+
+/// Every parent [`Core::for_each_parent_run`] finds, to one visit.
+struct EveryParent<F>(F);
+
+impl<F: FnMut(u64)> ParentSink for EveryParent<F> {
+    #[inline(always)]
+    fn run(&mut self, base: u64, live: u64, _: Sq) {
+        for_each_bit(live, |s| (self.0)(base + u64::from(s)));
+    }
+
+    #[inline(always)]
+    fn slot(&mut self, slot: u64, _: Sq, _: Sq) {
+        (self.0)(slot)
     }
 }
 

@@ -10,6 +10,7 @@ use crate::{fast, BuildReport, Builder, CoreKind, GenError, Metric, Observer};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material};
 use retro_format::{Header, Table, TableKind, TableWriter};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Instant;
 
@@ -37,12 +38,10 @@ impl Builder {
     ) -> Result<BuildReport, fast::Declined> {
         let start = Instant::now();
         let geo = &self.geo;
-        if crate::building_core(geo, material, self.core) != CoreKind::Fast
-            || material
-                .men()
-                .iter()
-                .any(|&(_, p)| p == retro_rules::Piece::Pawn)
-        {
+        // Where the fast core's slots would take more memory than the run may use, the
+        // engine's moves may still fit (a six-man table's layout holds 2.6 times its entries).
+        let needed = crate::memory::fifty_fast_bytes(geo, material, self.core);
+        if needed.is_none_or(|bytes| self.memory_limit.is_some_and(|limit| bytes > limit)) {
             return Err(fast::Declined::Unsupported);
         }
         let indexer = self.canonical_indexer(material)?;
@@ -56,17 +55,7 @@ impl Builder {
             table
                 .expect_kind(TableKind::Wdl50)
                 .map_err(GenError::from)?;
-            if table.header().material != smaller.to_string() {
-                return Err(GenError::Inconsistent {
-                    material: smaller.to_string(),
-                    fen: format!(
-                        "the file {} names {}",
-                        table.path().display(),
-                        table.header().material
-                    ),
-                }
-                .into());
-            }
+            crate::builder::expect_material(&table, smaller)?;
             subs.push(fast::convert::load_subtable(
                 geo, &table, smaller, sides, None, None,
             )?);
@@ -74,29 +63,13 @@ impl Builder {
         let set_up = start.elapsed().as_secs_f64();
         let built = fast::fifty::build(geo, material, &subs, self.fifty_rule, observer)?;
         drop(subs);
-        let header = self.fifty_header(&indexer, &built.words);
-        let path = self.file_of(TableKind::Dtz50, material, false);
-        let write =
-            |header: &Header, path: &std::path::Path, code: &(dyn Fn(u16) -> u32 + Sync)| {
+        let (path, header) =
+            self.write_fifty_files(material, &indexer, &built.words, |header, path, code| {
                 let writer = TableWriter::create(path, header)?;
                 let width = usize::from(header.value_width);
                 fast::fifty::write_words(geo, &indexer, &built, width, &writer, code)?;
-                writer.finish()
-            };
-        write(&header, &path, &|word| final_value(word).code()).map_err(GenError::from)?;
-        let rule = self.fifty_rule;
-        let wdl_header = Header {
-            kind: TableKind::Wdl50,
-            value_width: 1,
-            max_plies: 0,
-            ..header.clone()
-        };
-        let wdl_path = self.file_of(TableKind::Wdl50, material, false);
-        write(&wdl_header, &wdl_path, &|word| {
-            final_value(word).class(rule).code()
-        })
-        .map_err(GenError::from)?;
-        self.fifty_written(material)?;
+                Ok(writer.finish()?)
+            })?;
         Ok(BuildReport {
             material,
             metric: Metric::Fifty,
@@ -141,12 +114,33 @@ impl Builder {
         }
     }
 
-    /// After `material`'s DTZ50 and WDL50 files are written: packed files of an older build
-    /// are removed.
-    pub(crate) fn fifty_written(&self, material: Material) -> Result<(), GenError> {
+    /// Writes `material`'s DTZ50 file and its WDL50 companion from the work words `words`,
+    /// each with `write` (a header, the file's path, the code of each word), and removes
+    /// packed files of an older build; returns the DTZ50 file's path and header.
+    pub(crate) fn write_fifty_files(
+        &self,
+        material: Material,
+        indexer: &Indexer,
+        words: &[Vec<AtomicU16>; 2],
+        write: impl Fn(&Header, &Path, &(dyn Fn(u16) -> u32 + Sync)) -> Result<(), GenError>,
+    ) -> Result<(PathBuf, Header), GenError> {
+        let header = self.fifty_header(indexer, words);
+        let path = self.file_of(TableKind::Dtz50, material, false);
+        write(&header, &path, &|word| final_value(word).code())?;
+        let rule = self.fifty_rule;
+        let wdl_header = Header {
+            kind: TableKind::Wdl50,
+            value_width: 1,
+            max_plies: 0,
+            ..header.clone()
+        };
+        let wdl_path = self.file_of(TableKind::Wdl50, material, false);
+        write(&wdl_header, &wdl_path, &|word| {
+            final_value(word).class(rule).code()
+        })?;
         for kind in [TableKind::Dtz50, TableKind::Wdl50] {
             self.remove_stale_packed_of(kind, material)?;
         }
-        Ok(())
+        Ok((path, header))
     }
 }

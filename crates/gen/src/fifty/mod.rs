@@ -1,10 +1,10 @@
 //! The fifty-move rule's passes: DTZ50 and WDL50 tables by retrograde analysis, one 16-bit
 //! word per position and side to move, over the entries of whichever core supplies the moves.
 //!
-//! Owns: what a position's first word is ([`first_word`]), the depth-by-depth passes that
-//! decide the rest ([`solve_level`]), and the meaning of a work word ([`final_value`]). The
-//! moves come from a [`RuleMoves`]: the engine's, over the stored index, on any board
-//! ([`plain`]), or the fast core's, over its slot layout, on boards of at most 64 squares
+//! Owns: what a position's first word is (`first_word`), the depth-by-depth passes that
+//! decide the rest (`solve_level`), and the meaning of a work word (`final_value`). The
+//! moves come from a `RuleMoves`: the engine's, over the stored index, on any board
+//! (`plain`), or the fast core's, over its slot layout, on boards of at most 64 squares
 //! (`crate::fast::fifty`). [`crate::Builder`] calls this for [`crate::Metric::Fifty`].
 //! Must never: read a DTM table (the rule's values follow from the rule's tables alone), or be
 //! trusted: `retro verify` proves every table it writes from the natural model.
@@ -29,7 +29,7 @@
 //! * **Init**, a level at a time: each legal position's moves are generated. A zeroing move's
 //!   outcome is read at once; the best of them (for the mover) is kept in the position's word
 //!   as a *kind*, and the moves that stay are counted, each as often as the retrograde step
-//!   will reach the position from the move's child (a weight, [`RuleMoves`]). Checkmates are
+//!   will reach the position from the move's child (a weight, `RuleMoves`). Checkmates are
 //!   losses in 0, stalemates draws; a zeroing move into a loss is a win in 1; with no moves
 //!   that stay, the best zeroing move decides.
 //! * **Depth by depth**, `d = 0, 1, …`, the positions decided at `d` are un-moved by the moves
@@ -176,6 +176,21 @@ pub(crate) trait RuleMoves: Sync {
         weighted: bool,
         visit: impl FnMut(u64, u16),
     ) -> Result<(), GenError>;
+
+    /// [`RuleMoves::for_each_parent`] of every entry of `entries` (in increasing order), the
+    /// parents of all to one `visit`, in any order.
+    fn for_each_parent_of_all(
+        &self,
+        s: usize,
+        entries: &[u64],
+        weighted: bool,
+        mut visit: impl FnMut(u64, u16),
+    ) -> Result<(), GenError> {
+        for &i in entries {
+            self.for_each_parent(s, i, weighted, &mut visit)?;
+        }
+        Ok(())
+    }
 }
 
 /// Positions decided, by the depth at which their parents are to be updated, and side.
@@ -289,29 +304,33 @@ pub(crate) fn solve_level(
         }
         let found = frontier[0].len() + frontier[1].len();
         let next: Mutex<Frontiers> = Mutex::new(BTreeMap::new());
-        for (s, list) in frontier.iter().enumerate() {
+        for (s, mut list) in frontier.into_iter().enumerate() {
             let parents = &states[1 - s];
+            // In order, so that a source may take neighbouring entries together.
+            list.par_sort_unstable();
             list.par_chunks(4096).for_each(|chunk| {
                 let (mut wins, mut losses) = (Vec::new(), Vec::<(u32, u64)>::new());
-                for &i in chunk {
+                let (lost, won): (Vec<u64>, Vec<u64>) = chunk.iter().partition(|&&i| {
                     let value = final_value(states[s][i as usize].load(Ordering::Relaxed));
-                    let result = match value {
-                        Dtz::Loss(_) => moves.for_each_parent(s, i, false, |j, _| {
-                            if mark_win(&parents[j as usize], depth) {
-                                wins.push(j);
-                            }
-                        }),
-                        _ => moves.for_each_parent(s, i, true, |j, weight| {
-                            match subtract(&parents[j as usize], weight, depth, rule) {
-                                Ok(Some(at)) => losses.push((at, j)),
-                                Ok(None) => {}
-                                Err(()) => record(GenError::Inconsistent {
-                                    material: name.to_string(),
-                                    fen: format!("entry {j}: a counter below zero"),
-                                }),
-                            }
-                        }),
-                    };
+                    matches!(value, Dtz::Loss(_))
+                });
+                let marked = moves.for_each_parent_of_all(s, &lost, false, |j, _| {
+                    if mark_win(&parents[j as usize], depth) {
+                        wins.push(j);
+                    }
+                });
+                let counted =
+                    moves.for_each_parent_of_all(s, &won, true, |j, weight| {
+                        match subtract(&parents[j as usize], weight, depth, rule) {
+                            Ok(Some(at)) => losses.push((at, j)),
+                            Ok(None) => {}
+                            Err(()) => record(GenError::Inconsistent {
+                                material: name.to_string(),
+                                fen: format!("entry {j}: a counter below zero"),
+                            }),
+                        }
+                    });
+                for result in [marked, counted] {
                     if let Err(e) = result {
                         record(e);
                     }

@@ -13,9 +13,7 @@
 //! stabilizer (as in [`crate::reference`]), which is how often the child's predecessors give
 //! the position back.
 
-use super::{
-    final_value, first_word, new_words, solve_level, Exits, RuleMoves, NO_POSITION, PENDING,
-};
+use super::{first_word, new_words, solve_level, Exits, RuleMoves, NO_POSITION, PENDING};
 use crate::subtables::Subtables;
 use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer, Phase};
 use rayon::prelude::*;
@@ -246,21 +244,10 @@ impl Builder {
             depths = depths.max(level.depths);
         }
         drop(levels);
-        let header = self.fifty_header(&indexer, &states);
-        let path = self.file_of(TableKind::Dtz50, material, false);
-        write_body(&path, &header, &states, |state| final_value(state).code())?;
-        let wdl_header = Header {
-            kind: TableKind::Wdl50,
-            value_width: 1,
-            max_plies: 0,
-            ..header.clone()
-        };
-        let wdl_path = self.file_of(TableKind::Wdl50, material, false);
-        let rule = self.fifty_rule;
-        write_body(&wdl_path, &wdl_header, &states, |state| {
-            final_value(state).class(rule).code()
-        })?;
-        self.fifty_written(material)?;
+        let (path, header) =
+            self.write_fifty_files(material, &indexer, &states, |header, path, code| {
+                write_body(path, header, &states, code)
+            })?;
         Ok(BuildReport {
             material,
             metric: Metric::Fifty,
@@ -286,7 +273,7 @@ fn write_body(
     path: &std::path::Path,
     header: &Header,
     states: &[Vec<AtomicU16>; 2],
-    code: impl Fn(u16) -> u32 + Sync,
+    code: &(dyn Fn(u16) -> u32 + Sync),
 ) -> Result<(), GenError> {
     const PIECE: usize = 1 << 20;
     let writer = TableWriter::create(path, header)?;

@@ -173,9 +173,9 @@ fn fast_and_plain_moves_write_the_same_files() {
         let board = Board::new(files, ranks).unwrap();
         let material = Material::parse(name).unwrap();
         let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-        let builders = [crate::CoreKind::Fast, crate::CoreKind::Reference].map(|core| core);
+        let cores = [crate::CoreKind::Fast, crate::CoreKind::Reference];
         let mut built = Vec::new();
-        for (dir, core) in dirs.iter().zip(builders) {
+        for (dir, core) in dirs.iter().zip(cores) {
             let builder = Builder::new(board, dir.path())
                 .with_metrics(&[Metric::Fifty])
                 .with_fifty_rule(rule)
