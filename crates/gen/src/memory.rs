@@ -220,10 +220,24 @@ pub fn fifty_bytes(
     core: CoreKind,
     limit: Option<u64>,
 ) -> Option<u64> {
-    match fifty_fast_bytes(geo, material, core) {
-        Some(bytes) if limit.is_none_or(|limit| bytes <= limit) => Some(bytes),
-        _ => fifty_plain_bytes(geo, material),
+    match fifty_takes_fast_moves(geo, material, core, limit) {
+        true => fifty_fast_bytes(geo, material, core),
+        false => fifty_plain_bytes(geo, material),
     }
+}
+
+/// Whether the fifty-move passes build `material`'s tables with the fast core's moves: where
+/// those apply and their memory ([`fifty_fast_bytes`]) is at most `limit`, if given. The run's
+/// plan and the build both ask this, so that the figure a run is refused or admitted by is
+/// that of the build it makes.
+pub(crate) fn fifty_takes_fast_moves(
+    geo: &Geometry,
+    material: Material,
+    core: CoreKind,
+    limit: Option<u64>,
+) -> bool {
+    fifty_fast_bytes(geo, material, core)
+        .is_some_and(|bytes| limit.is_none_or(|limit| bytes <= limit))
 }
 
 /// The memory the fifty-move passes need with the fast core's moves, where those apply (a

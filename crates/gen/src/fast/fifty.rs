@@ -287,7 +287,7 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         let core = &self.core;
         if N < 3 {
             for &slot in slots {
-                core.for_each_parent(slot, x, |parent, _| visit(parent, 1));
+                self.for_each_parent(x, slot, false, &mut visit)?;
             }
             return Ok(());
         }

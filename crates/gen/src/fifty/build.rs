@@ -40,8 +40,7 @@ impl Builder {
         let geo = &self.geo;
         // Where the fast core's slots would take more memory than the run may use, the
         // engine's moves may still fit (a six-man table's layout holds 2.6 times its entries).
-        let needed = crate::memory::fifty_fast_bytes(geo, material, self.core);
-        if needed.is_none_or(|bytes| self.memory_limit.is_some_and(|limit| bytes > limit)) {
+        if !crate::memory::fifty_takes_fast_moves(geo, material, self.core, self.memory_limit) {
             return Err(fast::Declined::Unsupported);
         }
         let indexer = self.canonical_indexer(material)?;
