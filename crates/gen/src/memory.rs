@@ -24,7 +24,6 @@ use crate::fast::layout::{Layout, RankField};
 use crate::fast::{self, ep::EpLayout};
 use crate::{exit_targets, CoreKind};
 use retro_engine::{Geometry, Indexer, Material};
-use retro_rules::Piece;
 
 /// What the program needs beside its tables: code, thread stacks, small tables.
 const ALLOWANCE: u64 = 96 << 20;
@@ -241,12 +240,11 @@ pub(crate) fn fifty_takes_fast_moves(
 }
 
 /// The memory the fifty-move passes need with the fast core's moves, where those apply (a
-/// table without pawns on a board of at most 64 squares): a 16-bit word a slot and side, the
-/// smaller tables' WDL50 companions a byte a slot and side, and room for the positions decided
-/// at one depth (a fifth of the slots, eight bytes each).
+/// board of at most 64 squares): a 16-bit word a slot and side and one an en-passant number
+/// and side, the smaller tables' WDL50 companions a byte a slot and side, and room for the
+/// positions decided at one depth (a fifth of the slots, eight bytes each).
 pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> Option<u64> {
-    let pawnless = material.men().iter().all(|&(_, p)| p != Piece::Pawn);
-    if building_core(geo, material, core) != CoreKind::Fast || !pawnless {
+    if building_core(geo, material, core) != CoreKind::Fast {
         return None;
     }
     let layout = Layout::new(geo, material)?;
@@ -255,10 +253,13 @@ pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> O
         .filter_map(|m| Layout::new(geo, m))
         .map(|sub| 2 * sub.size())
         .sum();
+    let en_passant =
+        EpLayout::new(geo, &layout, &material.men()).map_or(0, |ep| 2 * (ep.size(0) + ep.size(1)));
     Some(
         layout
             .size()
             .saturating_mul(2 * 2 + 2 * 8 / 5)
+            .saturating_add(en_passant)
             .saturating_add(smaller)
             .saturating_add(ALLOWANCE),
     )

@@ -6,6 +6,7 @@
 //! Must never: decide a value; it only moves codes between numberings.
 
 use super::cells::Cells;
+use super::ep::EpLayout;
 use super::index_walk::{by_runs, for_each_run, group_fields, PairWalk, Stretch};
 use super::layout::{Layout, RankField, SquareWindow, MAX_MEN};
 use super::{rebase, Built, EpBuilt, Subtable};
@@ -542,13 +543,7 @@ fn write_ep_entries(
     writer: &TableWriter,
 ) -> Result<(), FormatError> {
     const CHUNK: u64 = 1 << 16;
-    const WINDOW: u64 = 1 << 12;
-    let entries = indexer.size();
-    let layout = &built.layout;
-    let n = layout.men_count();
-    let men = indexer.material().men();
     for (x, cells) in ep.cells.iter().enumerate() {
-        let side = Side::ALL[x];
         let size = cells.len();
         // Each position's stored index and stored code, found from its number.
         let found: Result<Vec<(u64, u16)>, FormatError> = (0..size.div_ceil(CHUNK))
@@ -574,44 +569,70 @@ fn write_ep_entries(
                         },
                         false => built.codes.stored(work),
                     };
-                    let (slot, j) = ep.layout.decode(number, x);
-                    let mut squares = [0 as Sq; MAX_MEN];
-                    layout.decode_into(slot, &mut squares[..n]);
-                    let (pawn_side, _) = men[j];
-                    let passed = geo.ahead(pawn_side, squares[j], -1);
-                    let placed = men.iter().zip(&squares).map(|(&(side, piece), &sq)| Man {
-                        side,
-                        piece,
-                        sq,
-                    });
-                    let index = Position::<TABLE_MEN>::new(geo, placed, side, passed)
-                        .ok()
-                        .and_then(|p| indexer.index(geo, &p))
-                        .expect("an en-passant position has a stored index");
+                    let index = ep_stored_index(geo, indexer, &built.layout, &ep.layout, number, x);
                     found.push(Ok((index, code)));
                 }
                 found
             })
             .collect();
-        let mut found = found?;
-        found.par_sort_unstable();
-        found.dedup_by_key(|&mut (index, _)| index);
-        // Windows of the en-passant indices alone (the others are written already).
-        let placements = indexer.placements();
-        let window_of = |index: u64| (index - placements) / WINDOW;
-        let windows: Vec<&[(u64, u16)]> = found
-            .chunk_by(|a, b| window_of(a.0) == window_of(b.0))
-            .collect();
-        windows.into_par_iter().try_for_each(|window| {
-            let start = placements + window_of(window[0].0) * WINDOW;
-            let len = WINDOW.min(entries - start) as usize;
-            let mut out = vec![0u8; len * width];
-            for &(index, code) in window {
-                let at = (index - start) as usize * width;
-                out[at..at + width].copy_from_slice(&code.to_le_bytes()[..width]);
-            }
-            writer.write_body_at((x as u64 * entries + start) * width as u64, &out)
-        })?;
+        write_scattered_entries(indexer, found?, x, width, writer)?;
     }
     Ok(())
+}
+
+/// The stored index of side `x`'s en-passant position `number` of `ep` (over `layout`'s
+/// slots): its placement with the square the double step passed over.
+pub(super) fn ep_stored_index(
+    geo: &Geometry,
+    indexer: &Indexer,
+    layout: &Layout,
+    ep: &EpLayout,
+    number: u64,
+    x: usize,
+) -> u64 {
+    let men = indexer.material().men();
+    let (slot, j) = ep.decode(number, x);
+    let mut squares = [0 as Sq; MAX_MEN];
+    layout.decode_into(slot, &mut squares[..layout.men_count()]);
+    let (pawn_side, _) = men[j];
+    let passed = geo.ahead(pawn_side, squares[j], -1);
+    let placed = men
+        .iter()
+        .zip(&squares)
+        .map(|(&(side, piece), &sq)| Man { side, piece, sq });
+    Position::<TABLE_MEN>::new(geo, placed, Side::ALL[x], passed)
+        .ok()
+        .and_then(|p| indexer.index(geo, &p))
+        .expect("an en-passant position has a stored index")
+}
+
+/// Writes side `x`'s entries `found` (stored index, code), scattered among entries written
+/// already, in windows of the indices after the placements' (those of the en-passant
+/// positions); an index found twice (a position and its image) is written once.
+pub(super) fn write_scattered_entries(
+    indexer: &Indexer,
+    mut found: Vec<(u64, u16)>,
+    x: usize,
+    width: usize,
+    writer: &TableWriter,
+) -> Result<(), FormatError> {
+    const WINDOW: u64 = 1 << 12;
+    let entries = indexer.size();
+    found.par_sort_unstable();
+    found.dedup_by_key(|&mut (index, _)| index);
+    let placements = indexer.placements();
+    let window_of = |index: u64| (index - placements) / WINDOW;
+    let windows: Vec<&[(u64, u16)]> = found
+        .chunk_by(|a, b| window_of(a.0) == window_of(b.0))
+        .collect();
+    windows.into_par_iter().try_for_each(|window| {
+        let start = placements + window_of(window[0].0) * WINDOW;
+        let len = WINDOW.min(entries - start) as usize;
+        let mut out = vec![0u8; len * width];
+        for &(index, code) in window {
+            let at = (index - start) as usize * width;
+            out[at..at + width].copy_from_slice(&code.to_le_bytes()[..width]);
+        }
+        writer.write_body_at((x as u64 * entries + start) * width as u64, &out)
+    })
 }

@@ -12,16 +12,29 @@
 //! of their children will give the slot back (`SlotMoves::visits`), each un-move then weighing
 //! 1; its captures and promotions read in the smaller tables' WDL50 companions, loaded into
 //! their layouts. The first words go a run of the last man at a time, the un-moves of each
-//! depth's decided slots too (`Core::for_each_parent_run`). Only
-//! tables without pawns are built here (one level, no en passant); the others are declined
-//! and built with the engine's moves.
+//! depth's decided slots too (`Core::for_each_parent_run`).
+//!
+//! Pawns never move within the passes: a pawn's move is zeroing. A push that stays in the
+//! table is read, like a capture, in the words of a level solved before: a slot's *level* is
+//! how far its pawns have come (each White pawn's rank, each Black pawn's ranks from the top,
+//! added up), which every push raises, and the levels are solved from the highest down, over
+//! the whole layout held in memory.
+//!
+//! With pawns of both sides, a double step an en-passant capture can answer reaches a position
+//! of its own, `E` (numbered by [`EpLayout`]), with every move of its placement `P` and the
+//! captures besides. No move that stays reaches `E`, so it never takes part in the passes: its
+//! value is the better, for the side to move, of `P`'s final value and its best capture's (the
+//! captures' alone where `P` has no move), found when a double step first reads it, after
+//! `P`'s level is solved, and for the rest once every level is.
 
-use super::convert::Kept;
+use super::convert::{ep_stored_index, write_scattered_entries, Kept};
 use super::index_walk::{group_fields, PairWalk, Stretch};
 use super::*;
-use crate::fifty::{first_word, new_words, solve_level, Exits, RuleMoves, NO_POSITION};
+use crate::fifty::{
+    final_value, first_word, new_words, solve_levels, Exits, RuleMoves, NO_POSITION,
+};
 use retro_engine::Indexer;
-use retro_format::{FormatError, TableWriter, Wdl};
+use retro_format::{Dtz, FormatError, TableWriter, Wdl};
 use std::sync::atomic::AtomicU16;
 
 /// What [`build`] computed: the work words by side to move and slot.
@@ -30,6 +43,8 @@ pub struct FiftyBuilt {
     pub layout: Layout,
     /// By side to move and slot, the rule's work words (`crate::fifty::final_value`).
     pub words: [Vec<AtomicU16>; 2],
+    /// The en-passant positions' words, where both sides have pawns.
+    pub ep: Option<EpWords>,
     /// Passes of the iteration.
     pub depths: u32,
     /// Seconds spent finding the first words.
@@ -38,9 +53,32 @@ pub struct FiftyBuilt {
     pub retrograde_seconds: f64,
 }
 
+/// The en-passant positions of a table with pawns of both sides: their numbering, and by
+/// side to move and number their work words (`0` for a number that is no position).
+pub struct EpWords {
+    /// The numbering.
+    pub layout: EpLayout,
+    /// By side to move and number, the words (all found once the build is done).
+    pub words: [Vec<AtomicU16>; 2],
+}
+
+/// The word of an en-passant position not found yet (a pending word, which no final value is).
+const EP_UNREAD: u16 = u16::MAX;
+
+impl EpWords {
+    fn new(layout: EpLayout) -> EpWords {
+        let words = [0, 1].map(|x| {
+            let mut v = Vec::new();
+            v.resize_with(layout.size(x) as usize, || AtomicU16::new(EP_UNREAD));
+            v
+        });
+        EpWords { layout, words }
+    }
+}
+
 /// The fifty-move tables of `material` on `geo`'s board under a rule of `rule` plies, with
-/// `subs` the WDL50 tables of [`exit_targets`] in that order (loaded whole). Declines a table
-/// with pawns, and a board or material outside the layout.
+/// `subs` the WDL50 tables of [`exit_targets`] in that order (loaded whole). Declines a board
+/// or material outside the layout.
 pub fn build(
     geo: &Geometry,
     material: Material,
@@ -48,13 +86,6 @@ pub fn build(
     rule: u32,
     observer: &dyn Observer,
 ) -> Result<FiftyBuilt, Declined> {
-    if material
-        .men()
-        .iter()
-        .any(|&(_, piece)| piece == Piece::Pawn)
-    {
-        return Err(Declined::Unsupported);
-    }
     if subs.iter().any(|sub| !matches!(sub.kept, Kept::All)) {
         return Err(Declined::Unsupported);
     }
@@ -63,19 +94,22 @@ pub fn build(
     let slots = usize::try_from(layout.size()).map_err(|_| Declined::Unsupported)?;
     let parts = Parts::new(geo, material, &bits, &layout, None, subs, Tuning::default());
     let words = [new_words(slots), new_words(slots)];
+    let ep = EpLayout::new(geo, &layout, &material.men()).map(EpWords::new);
+    let ep_words = ep.as_ref();
     let report = match material.men().len() {
-        2 => solve::<2>(&parts, &words, rule, observer),
-        3 => solve::<3>(&parts, &words, rule, observer),
-        4 => solve::<4>(&parts, &words, rule, observer),
-        5 => solve::<5>(&parts, &words, rule, observer),
-        6 => solve::<6>(&parts, &words, rule, observer),
-        7 => solve::<7>(&parts, &words, rule, observer),
-        8 => solve::<8>(&parts, &words, rule, observer),
+        2 => solve::<2>(&parts, &words, ep_words, rule, observer),
+        3 => solve::<3>(&parts, &words, ep_words, rule, observer),
+        4 => solve::<4>(&parts, &words, ep_words, rule, observer),
+        5 => solve::<5>(&parts, &words, ep_words, rule, observer),
+        6 => solve::<6>(&parts, &words, ep_words, rule, observer),
+        7 => solve::<7>(&parts, &words, ep_words, rule, observer),
+        8 => solve::<8>(&parts, &words, ep_words, rule, observer),
         _ => return Err(Declined::Unsupported),
     }?;
     Ok(FiftyBuilt {
         layout,
         words,
+        ep,
         depths: report.depths,
         init_seconds: report.init_seconds,
         retrograde_seconds: report.retrograde_seconds,
@@ -85,6 +119,7 @@ pub fn build(
 fn solve<const N: usize>(
     parts: &Parts<'_>,
     words: &[Vec<AtomicU16>; 2],
+    ep: Option<&EpWords>,
     rule: u32,
     observer: &dyn Observer,
 ) -> Result<crate::fifty::LevelReport, Declined> {
@@ -98,20 +133,31 @@ fn solve<const N: usize>(
                 .fold(0, |set, b| set | 1 << b)
         })
         .collect();
+    let geo = parts.geo;
+    let progress = [Side::White, Side::Black].map(|side| {
+        let mut progress = [0u8; 64];
+        for (sq, step) in progress.iter_mut().enumerate().take(squares.into()) {
+            let rank = geo.rank(sq as Sq);
+            *step = match side {
+                Side::White => rank,
+                Side::Black => geo.ranks() - 1 - rank,
+            };
+        }
+        progress
+    });
+    let is_pawn = |i: usize| parts.piece[i] == Piece::Pawn;
     let moves = SlotMoves {
         core,
         rule,
         fixed_with,
+        outer_pawns: (0..N - 1).filter(|&i| is_pawn(i)).collect(),
+        progress,
+        ranks: geo.ranks(),
+        ep,
     };
-    observer.phase(&name, Phase::Init, 2 * parts.layout.size());
-    Ok(solve_level(
-        &moves,
-        words,
-        rule,
-        |_, _| true,
-        &name,
-        observer,
-    )?)
+    let report = solve_levels(&moves, words, rule, &name, observer)?;
+    moves.settle_ep(words)?;
+    Ok(report)
 }
 
 /// The moves of the slots of a layout, for the rule's passes.
@@ -121,6 +167,35 @@ struct SlotMoves<'a, const N: usize> {
     rule: u32,
     /// By square, the squares that a symmetry other than the identity fixes together with it.
     fixed_with: Vec<Board64>,
+    /// The pawns among the men but the last.
+    outer_pawns: Vec<usize>,
+    /// By side and square, how far a pawn of that side standing there has come: its rank, or
+    /// its rank from the top for Black (0 and the last rank: the end ranks).
+    progress: [[u8; 64]; 2],
+    ranks: u8,
+    ep: Option<&'a EpWords>,
+}
+
+impl<const N: usize> SlotMoves<'_, N> {
+    /// The squares the last man may stand on in a slot of `level` whose other pawns have come
+    /// `outer` ranks: any (but a pawn's end ranks) where the last man is no pawn and `outer`
+    /// is the level, none where it is not; for a pawn, those that bring the sum to `level`.
+    fn last_squares(&self, level: u8, outer: u8) -> Board64 {
+        let last = N - 1;
+        let shared = &self.core.shared;
+        let allowed = shared.allowed[last];
+        if shared.piece[last] != Piece::Pawn {
+            return if outer == level { allowed } else { 0 };
+        }
+        let Some(wanted) = level.checked_sub(outer) else {
+            return 0;
+        };
+        let progress = &self.progress[shared.side_of[last]];
+        (0..shared.layout.square_count() as usize)
+            .filter(|&sq| progress[sq] == wanted)
+            .fold(0, |set, sq| set | 1 << sq)
+            & allowed
+    }
 }
 
 impl<const N: usize> SlotMoves<'_, N> {
@@ -146,7 +221,8 @@ impl<const N: usize> SlotMoves<'_, N> {
         let y = 1 - x;
         let men = &core.shared.side_men[x][..core.shared.side_len[x]];
         let mut moves = [0 as Board64; N];
-        for &i in men {
+        // A pawn's moves are zeroing: none stays.
+        for &i in men.iter().filter(|&&i| core.shared.piece[i] != Piece::Pawn) {
             moves[i] = core.legal_of_targets(p, x, i, safety, attacks[i] & !p.occ);
         }
         let with_other_king = self.fixed_with[usize::from(p.sq[y])];
@@ -203,11 +279,22 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         self.core.shared.layout.size()
     }
 
+    fn levels(&self) -> Vec<u8> {
+        let pawns = self.core.shared.piece[..N]
+            .iter()
+            .filter(|&&piece| piece == Piece::Pawn)
+            .count() as u8;
+        // Each pawn off its end ranks: from 1 to `ranks − 2` ranks come, the most first.
+        (pawns..=pawns * (self.ranks.saturating_sub(2)).max(1))
+            .rev()
+            .collect()
+    }
+
     fn first_words(
         &self,
-        _: &[Vec<AtomicU16>; 2],
+        states: &[Vec<AtomicU16>; 2],
         entries: std::ops::Range<u64>,
-        _: &(impl Fn(usize, u64) -> bool + Sync),
+        level: u8,
         mut visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     ) {
         let core = &self.core;
@@ -236,9 +323,23 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
             if (outer_occ.count_ones() as usize) < last || (last >= 2 && !kings_apart(&sq)) {
                 continue;
             }
+            // A pawn on an end rank: no slot of the run is a position.
+            let allowed = |i: usize| core.shared.allowed[i] & (1 << sq[i]) != 0;
+            if !self.outer_pawns.iter().all(|&i| allowed(i)) {
+                continue;
+            }
+            let outer: u8 = self
+                .outer_pawns
+                .iter()
+                .map(|&i| self.progress[core.side_of(i)][usize::from(sq[i])])
+                .sum();
+            let squares_here = self.last_squares(level, outer) & !outer_occ;
+            if squares_here == 0 {
+                continue;
+            }
             for slot in first..end {
                 let t = (slot - run) as Sq;
-                if outer_occ & (1 << t) != 0 {
+                if squares_here & (1 << t) == 0 {
                     continue;
                 }
                 sq[last] = t;
@@ -259,7 +360,7 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
                     *a = core.man_attacks(i, p.sq[i], p.occ);
                 }
                 for x in 0..2 {
-                    visit(x, slot, self.first_word(&p, x, &attacks));
+                    visit(x, slot, self.first_word(states, &p, x, &attacks));
                 }
             }
         }
@@ -326,10 +427,30 @@ impl<const N: usize> SlotMoves<'_, N> {
     /// distinct squares, its kings apart and as the fold leaves them.
     fn first_word(
         &self,
+        states: &[Vec<AtomicU16>; 2],
         p: &Placed<N>,
         x: usize,
         attacks: &[Board64; N],
     ) -> Result<(u16, Option<u32>), GenError> {
+        match self.moves_of(states, p, x, attacks)? {
+            Some((stays, exits, in_check)) => {
+                first_word(stays, exits, in_check, &self.core.shared.material)
+            }
+            None => Ok((NO_POSITION, None)),
+        }
+    }
+
+    /// The moves of `p` (side `x` to move, `attacks` its men's attacks) as its first word
+    /// reads them: the weighted count of those that stay ([`SlotMoves::visits`]), the
+    /// outcomes of the zeroing ones, and whether `x` is in check; `None` if `p` is no position
+    /// (the side not to move in check).
+    fn moves_of(
+        &self,
+        states: &[Vec<AtomicU16>; 2],
+        p: &Placed<N>,
+        x: usize,
+        attacks: &[Board64; N],
+    ) -> Result<Option<(u32, Exits, bool)>, GenError> {
         let core = &self.core;
         let slot = p.slot;
         let y = 1 - x;
@@ -338,9 +459,8 @@ impl<const N: usize> SlotMoves<'_, N> {
                 .iter()
                 .fold(0, |set, &i| set | attacks[i])
         };
-        // The side not to move in check: no position.
         if side_attacks(x) & (1 << p.sq[y]) != 0 {
-            return Ok((NO_POSITION, None));
+            return Ok(None);
         }
         let king = 1 << p.sq[x];
         let in_check = side_attacks(y) & king != 0;
@@ -353,27 +473,190 @@ impl<const N: usize> SlotMoves<'_, N> {
         let mut exits = Exits::default();
         let mut unknown = None;
         core.for_each_leaving_move_but(p, attacks, x, &[0; N], |after, rule| {
-            let code = core.exit_code(after, rule, x);
-            match Wdl::from_code(u32::from(code)) {
-                // The mover's king left in check: no move.
-                Some(Wdl::Illegal) => {}
-                Some(class) => exits.add(class, self.rule),
-                None => unknown = Some(code),
-            }
+            self.add_exit(&mut exits, &mut unknown, core.exit_code(after, rule, x));
         });
+        // A push that stays reaches a level solved before; a slot there that is no position
+        // is a push that leaves the mover's king in check. A double step reaches the position
+        // with the en-passant right where that is one.
+        let bits = core.shared.bits;
+        let white_king_fixed = core.shared.layout.is_fixed(p.sq[0]);
+        let mut failure = None;
+        for &i in &core.shared.side_men[x][..core.shared.side_len[x]] {
+            if core.shared.piece[i] != Piece::Pawn {
+                continue;
+            }
+            let pushes = bits.pawn_pushes(x, p.sq[i], p.occ) & !bits.last_rank(x);
+            for_each_bit(pushes, |t| {
+                let (child, moved) = core.child_of(slot, &p.sq, i, t, white_king_fixed);
+                let double = bits.pawn_double_back(x, t) & (1 << p.sq[i]) != 0;
+                let with_right = match self.ep.filter(|_| double) {
+                    Some(ep) => match ep.layout.number(child, moved) {
+                        Some(number) => self.ep_word(states, y, number),
+                        None => Ok(NO_POSITION),
+                    },
+                    None => Ok(NO_POSITION),
+                };
+                let word = match with_right {
+                    Ok(NO_POSITION) => states[y][child as usize].load(Ordering::Relaxed),
+                    Ok(word) => word,
+                    Err(e) => {
+                        failure.get_or_insert(e);
+                        NO_POSITION
+                    }
+                };
+                if word != NO_POSITION {
+                    exits.add(final_value(word).class(self.rule), self.rule);
+                }
+            });
+        }
+        if let Some(e) = failure {
+            return Err(e);
+        }
         if let Some(code) = unknown {
             return Err(GenError::Inconsistent {
                 material: core.shared.material.to_string(),
                 fen: format!("slot {slot}: a capture reaches the unknown class code {code}"),
             });
         }
-        first_word(stays, exits, in_check, &core.shared.material)
+        Ok(Some((stays, exits, in_check)))
+    }
+
+    /// Counts into `exits` a zeroing move whose smaller table's WDL50 code is `code` (none for
+    /// a move that leaves the mover's king in check); an unknown code goes to `unknown`.
+    fn add_exit(&self, exits: &mut Exits, unknown: &mut Option<u8>, code: u8) {
+        match Wdl::from_code(u32::from(code)) {
+            // The mover's king left in check: no move.
+            Some(Wdl::Illegal) => {}
+            Some(class) => exits.add(class, self.rule),
+            None => *unknown = Some(code),
+        }
+    }
+
+    /// The word of side `x`'s en-passant position `number`, found now if it was not before;
+    /// its placement's level must be solved.
+    fn ep_word(
+        &self,
+        states: &[Vec<AtomicU16>; 2],
+        x: usize,
+        number: u64,
+    ) -> Result<u16, GenError> {
+        let ep = self.ep.expect("en-passant positions have words");
+        let cell = &ep.words[x][number as usize];
+        match cell.load(Ordering::Relaxed) {
+            EP_UNREAD => {
+                let word = self.ep_value(states, ep, x, number)?;
+                cell.store(word, Ordering::Relaxed);
+                Ok(word)
+            }
+            word => Ok(word),
+        }
+    }
+
+    /// The word of side `x`'s en-passant position `number` from its placement's final value
+    /// and its en-passant captures: [`NO_POSITION`] where its placement is none, the square
+    /// passed over or the one the pawn came from is taken, or no capture is legal.
+    fn ep_value(
+        &self,
+        states: &[Vec<AtomicU16>; 2],
+        ep: &EpWords,
+        x: usize,
+        number: u64,
+    ) -> Result<u16, GenError> {
+        let core = &self.core;
+        let (slot, j) = ep.layout.decode(number, x);
+        let placement = states[x][slot as usize].load(Ordering::Relaxed);
+        let p = match core.place(slot) {
+            Some(p) if placement != NO_POSITION => p,
+            _ => return Ok(NO_POSITION),
+        };
+        let y = 1 - x;
+        let bits = core.shared.bits;
+        let origin = bits.pawn_double_back(y, p.sq[j]);
+        if origin == 0 || p.occ & origin != 0 {
+            return Ok(NO_POSITION);
+        }
+        let passed = ep.layout.passed(p.sq[j], origin.trailing_zeros() as Sq);
+        if p.occ & (1 << passed) != 0 {
+            return Ok(NO_POSITION);
+        }
+        let rule = core.shared.exits.captures[j].expect("pawns are captured");
+        let mut captures = Exits::default();
+        let mut unknown = None;
+        for &i in &core.shared.side_men[x][..core.shared.side_len[x]] {
+            if core.shared.piece[i] != Piece::Pawn
+                || bits.pawn_attacks(x, p.sq[i]) & (1 << passed) == 0
+            {
+                continue;
+            }
+            let mut after = p.sq;
+            after[i] = passed;
+            self.add_exit(&mut captures, &mut unknown, core.exit_code(&after, rule, x));
+        }
+        if let Some(code) = unknown {
+            return Err(GenError::Inconsistent {
+                material: core.shared.material.to_string(),
+                fen: format!(
+                    "en-passant {number}: a capture reaches the unknown class code {code}"
+                ),
+            });
+        }
+        let Some(capture) = captures.best() else {
+            return Ok(NO_POSITION);
+        };
+        let value = match final_value(placement) {
+            // Mated: the captures alone.
+            Dtz::Loss(0) => capture,
+            // Drawn, which a stalemate is: the captures alone if the placement has no move.
+            Dtz::Draw => {
+                let attacks = std::array::from_fn(|i| core.man_attacks(i, p.sq[i], p.occ));
+                match self.moves_of(states, &p, x, &attacks)? {
+                    Some((0, moves, _)) if !moves.any() => capture,
+                    _ => better(Dtz::Draw, capture),
+                }
+            }
+            value => better(value, capture),
+        };
+        Ok(crate::fifty::decided(value))
+    }
+
+    /// Finds the words of the en-passant positions no double step read, once every level is
+    /// solved.
+    fn settle_ep(&self, states: &[Vec<AtomicU16>; 2]) -> Result<(), GenError> {
+        let Some(ep) = self.ep else {
+            return Ok(());
+        };
+        for (x, words) in ep.words.iter().enumerate() {
+            words
+                .par_iter()
+                .enumerate()
+                .with_min_len(1 << 12)
+                .try_for_each(|(number, word)| match word.load(Ordering::Relaxed) {
+                    EP_UNREAD => self.ep_word(states, x, number as u64).map(|_| ()),
+                    _ => Ok(()),
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// The better of two values for the side to move: the shorter win, then a draw, then the
+/// longer loss.
+fn better(a: Dtz, b: Dtz) -> Dtz {
+    let rank = |v: Dtz| match v {
+        Dtz::Win(n) => (3, -i64::from(n)),
+        Dtz::Draw => (2, 0),
+        Dtz::Loss(n) => (1, i64::from(n)),
+        Dtz::Illegal => (0, 0),
+    };
+    match rank(a) >= rank(b) {
+        true => a,
+        false => b,
     }
 }
 
 /// Writes the stored body (both sides to move, `width` bytes an entry, in the order of
 /// `indexer`) of the words `built` holds into `writer`, each entry's code `code` of its word,
-/// one king pair at a time.
+/// one king pair at a time, then the en-passant positions'.
 pub fn write_words(
     geo: &Geometry,
     indexer: &Indexer,
@@ -417,5 +700,24 @@ pub fn write_words(
             writer.write_body_at((x as u64 * entries + first) * width as u64, out)
         },
     )?;
+    let Some(ep) = &built.ep else {
+        return Ok(());
+    };
+    for (x, words) in ep.words.iter().enumerate() {
+        let found: Vec<(u64, u16)> = words
+            .par_iter()
+            .enumerate()
+            .with_min_len(1 << 12)
+            .filter_map(|(number, word)| match word.load(Ordering::Relaxed) {
+                NO_POSITION => None,
+                word => {
+                    let number = number as u64;
+                    let index = ep_stored_index(geo, indexer, layout, &ep.layout, number, x);
+                    Some((index, code(word) as u16))
+                }
+            })
+            .collect();
+        write_scattered_entries(indexer, found, x, width, writer)?;
+    }
     Ok(())
 }

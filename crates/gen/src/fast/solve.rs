@@ -54,10 +54,11 @@ pub(super) struct Mode {
 
 impl Mode {
     /// The mode of a core that only moves (its cells, never written, take no memory): the
-    /// fifty-move passes' (`super::fifty`).
+    /// fifty-move passes' (`super::fifty`), in which no pawn moves or un-moves (a pawn's
+    /// move is zeroing), as within a slice.
     pub(super) fn moves_only() -> Mode {
         Mode {
-            sliced: false,
+            sliced: true,
             search: LossSearch::Counting,
             hinted: false,
             shared_win_hints: false,

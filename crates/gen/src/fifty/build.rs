@@ -62,8 +62,12 @@ impl Builder {
         let set_up = start.elapsed().as_secs_f64();
         let built = fast::fifty::build(geo, material, &subs, self.fifty_rule, observer)?;
         drop(subs);
+        let mut words: Vec<&[AtomicU16]> = built.words.iter().map(|w| &w[..]).collect();
+        if let Some(ep) = &built.ep {
+            words.extend(ep.words.iter().map(|w| &w[..]));
+        }
         let (path, header) =
-            self.write_fifty_files(material, &indexer, &built.words, |header, path, code| {
+            self.write_fifty_files(material, &indexer, &words, |header, path, code| {
                 let writer = TableWriter::create(path, header)?;
                 let width = usize::from(header.value_width);
                 fast::fifty::write_words(geo, &indexer, &built, width, &writer, code)?;
@@ -87,12 +91,13 @@ impl Builder {
         })
     }
 
-    /// The header of a DTZ50 table of `indexer`'s material from its work words `words` (its
-    /// width and longest distance); its WDL50 companion takes the same with a byte an entry.
-    pub(crate) fn fifty_header(&self, indexer: &Indexer, words: &[Vec<AtomicU16>; 2]) -> Header {
+    /// The header of a DTZ50 table of `indexer`'s material from its work words `words`, in
+    /// any number of stretches (its width and longest distance); its WDL50 companion takes the
+    /// same with a byte an entry.
+    pub(crate) fn fifty_header(&self, indexer: &Indexer, words: &[&[AtomicU16]]) -> Header {
         let (max_plies, max_code) = words
             .par_iter()
-            .flat_map(|side| side.par_iter())
+            .flat_map(|stretch| stretch.par_iter())
             .map(|word| {
                 let value = final_value(word.load(Ordering::Relaxed));
                 (value.plies().unwrap_or(0), value.code())
@@ -113,14 +118,14 @@ impl Builder {
         }
     }
 
-    /// Writes `material`'s DTZ50 file and its WDL50 companion from the work words `words`,
-    /// each with `write` (a header, the file's path, the code of each word), and removes
+    /// Writes `material`'s DTZ50 file and its WDL50 companion from the work words `words` (in
+    /// any number of stretches), each with `write` (a header, the file's path, the code of each word), and removes
     /// packed files of an older build; returns the DTZ50 file's path and header.
     pub(crate) fn write_fifty_files(
         &self,
         material: Material,
         indexer: &Indexer,
-        words: &[Vec<AtomicU16>; 2],
+        words: &[&[AtomicU16]],
         write: impl Fn(&Header, &Path, &(dyn Fn(u16) -> u32 + Sync)) -> Result<(), GenError>,
     ) -> Result<(PathBuf, Header), GenError> {
         let header = self.fifty_header(indexer, words);

@@ -107,6 +107,22 @@ impl Exits {
             Wdl::Illegal => unreachable!("a move reaches a legal position"),
         }
     }
+
+    /// Whether a zeroing move was counted.
+    pub(crate) fn any(&self) -> bool {
+        self.any
+    }
+
+    /// The value, for the mover, of the best zeroing move counted, as if there were no other
+    /// move; `None` if none was.
+    pub(crate) fn best(&self) -> Option<Dtz> {
+        match *self {
+            Exits { win: Some(w), .. } => Some(Dtz::Win(w)),
+            Exits { draw: true, .. } => Some(Dtz::Draw),
+            Exits { loss: Some(l), .. } => Some(Dtz::Loss(l)),
+            _ => None,
+        }
+    }
 }
 
 /// A position's first word from its moves: `stays` the weighted count of its moves that stay
@@ -152,16 +168,20 @@ pub(crate) trait RuleMoves: Sync {
     /// The number of entries a side.
     fn entries(&self) -> u64;
 
+    /// The levels of the table's positions, in the order in which to solve them: every push
+    /// leads from a level to one before it. `[0]` for a table without pawns.
+    fn levels(&self) -> Vec<u8>;
+
     /// Calls `visit` with the side (0 White), the entry and the first word of every entry of
-    /// `entries` that `member` keeps, with either side to move, and the depth at which it is
-    /// to be un-moved if it is decided now ([`first_word`]; [`NO_POSITION`] for an entry that
-    /// is no position, which may also be left out). `states` holds the values of the levels
-    /// solved before.
+    /// `entries` at `level`, with either side to move, and the depth at which it is to be
+    /// un-moved if it is decided now ([`first_word`]; [`NO_POSITION`] for an entry that is no
+    /// position, which may also be left out). `states` holds the values of the levels solved
+    /// before, a word still pending there being a draw ([`final_value`]).
     fn first_words(
         &self,
         states: &[Vec<AtomicU16>; 2],
         entries: std::ops::Range<u64>,
-        member: &(impl Fn(usize, u64) -> bool + Sync),
+        level: u8,
         visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     );
 
@@ -203,14 +223,41 @@ pub(crate) struct LevelReport {
     pub(crate) retrograde_seconds: f64,
 }
 
-/// Solves the entries `member` keeps (side, entry) — one level — with the moves of `moves`,
-/// under a rule of `rule` plies, into `states`: their first words, then the passes of each
-/// depth, then draws for what is still pending. Reports to `observer` as the table `name`.
-pub(crate) fn solve_level(
+/// Solves every level of `moves` in turn ([`solve_level`]) into `states`, under a rule of
+/// `rule` plies; reports to `observer` as the table `name`, its init phase counting each
+/// level's pass over the entries.
+pub(crate) fn solve_levels(
     moves: &impl RuleMoves,
     states: &[Vec<AtomicU16>; 2],
     rule: u32,
-    member: impl Fn(usize, u64) -> bool + Sync,
+    name: &str,
+    observer: &dyn Observer,
+) -> Result<LevelReport, GenError> {
+    let levels = moves.levels();
+    observer.phase(name, Phase::Init, 2 * moves.entries() * levels.len() as u64);
+    let mut total = LevelReport {
+        depths: 0,
+        init_seconds: 0.0,
+        retrograde_seconds: 0.0,
+    };
+    for level in levels {
+        let report = solve_level(moves, states, rule, level, name, observer)?;
+        total.depths = total.depths.max(report.depths);
+        total.init_seconds += report.init_seconds;
+        total.retrograde_seconds += report.retrograde_seconds;
+    }
+    Ok(total)
+}
+
+/// Solves the entries at `level` with the moves of `moves`, under a rule of `rule` plies,
+/// into `states`: their first words, then the passes of each depth. What is still pending at
+/// the end is drawn, and stays so in `states` (a pending word is a draw, [`final_value`]).
+/// Reports to `observer` as the table `name`.
+fn solve_level(
+    moves: &impl RuleMoves,
+    states: &[Vec<AtomicU16>; 2],
+    rule: u32,
+    level: u8,
     name: &str,
     observer: &dyn Observer,
 ) -> Result<LevelReport, GenError> {
@@ -230,18 +277,23 @@ pub(crate) fn solve_level(
     let began = Instant::now();
     let chunks: Vec<u64> = (0..size.div_ceil(CHUNK)).collect();
     let frontiers: Mutex<Frontiers> = Mutex::new(BTreeMap::new());
-    let late_wins = AtomicU64::new(0);
+    // The positions with a zeroing move into a blessed loss, by side: won in `N + 1` unless
+    // sooner.
+    let late_wins: Mutex<[Vec<u64>; 2]> = Mutex::new([Vec::new(), Vec::new()]);
     let legal = AtomicU64::new(0);
     chunks.par_iter().for_each(|&chunk| {
         let begin = chunk * CHUNK;
         let end = (begin + CHUNK).min(size);
         let mut due: Vec<(u32, usize, u64)> = Vec::new();
-        let (mut late, mut positions) = (0, 0);
-        moves.first_words(states, begin..end, &member, |s, i, word| match word {
+        let mut late: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        let mut positions = 0;
+        moves.first_words(states, begin..end, level, |s, i, word| match word {
             Ok((NO_POSITION, _)) => {}
             Ok((state, at)) => {
                 positions += 1;
-                late += u64::from(state & PENDING != 0 && kind_of(state) == LATE_WIN);
+                if state & PENDING != 0 && kind_of(state) == LATE_WIN {
+                    late[s].push(i);
+                }
                 states[s][i as usize].store(state, Ordering::Relaxed);
                 if let Some(depth) = at {
                     due.push((depth, s, i));
@@ -249,8 +301,13 @@ pub(crate) fn solve_level(
             }
             Err(e) => record(e),
         });
-        late_wins.fetch_add(late, Ordering::Relaxed);
         legal.fetch_add(positions, Ordering::Relaxed);
+        if late.iter().any(|side| !side.is_empty()) {
+            let mut all = late_wins.lock().expect("no panics while locked");
+            for (all, late) in all.iter_mut().zip(late) {
+                all.extend(late);
+            }
+        }
         if !due.is_empty() {
             let mut frontiers = frontiers.lock().expect("no panics while locked");
             for (depth, s, i) in due {
@@ -263,25 +320,25 @@ pub(crate) fn solve_level(
         return Err(e);
     }
     let mut frontiers = frontiers.into_inner().expect("no panics while locked");
-    let mut late_wins = late_wins.into_inner();
+    let mut late_wins = late_wins.into_inner().expect("no panics while locked");
     let init_seconds = began.elapsed().as_secs_f64();
     let began = Instant::now();
     observer.phase(name, Phase::Retrograde, legal.into_inner());
 
     let mut depth: u32 = 0;
     loop {
-        if depth == rule + 1 && late_wins > 0 {
+        let late = late_wins.iter().any(|side| !side.is_empty());
+        if depth == rule + 1 && late {
             // A zeroing move into a blessed loss wins in N + 1, if nothing sooner did.
             let target = decided(Dtz::Win(rule + 1));
             for (s, side) in states.iter().enumerate() {
-                let found: Vec<u64> = (0..size)
+                let found: Vec<u64> = std::mem::take(&mut late_wins[s])
                     .into_par_iter()
                     .filter(|&i| {
                         let word = &side[i as usize];
                         let old = word.load(Ordering::Relaxed);
                         old & PENDING != 0
                             && kind_of(old) == LATE_WIN
-                            && member(s, i)
                             && word
                                 .compare_exchange(old, target, Ordering::Relaxed, Ordering::Relaxed)
                                 .is_ok()
@@ -289,10 +346,10 @@ pub(crate) fn solve_level(
                     .collect();
                 frontiers.entry(depth).or_default()[s].extend(found);
             }
-            late_wins = 0;
         }
+        let late = late_wins.iter().any(|side| !side.is_empty());
         let Some(frontier) = frontiers.remove(&depth) else {
-            if frontiers.is_empty() && (late_wins == 0 || depth > rule + 1) {
+            if frontiers.is_empty() && (!late || depth > rule + 1) {
                 break;
             }
             observer.depth_passed(depth, 0);
@@ -355,14 +412,9 @@ pub(crate) fn solve_level(
         observer.depth_passed(depth, found as u64);
         depth += 1;
     }
-    // What is still pending at this level is drawn.
-    for (s, side) in states.iter().enumerate() {
-        side.par_iter().enumerate().for_each(|(i, state)| {
-            if state.load(Ordering::Relaxed) & PENDING != 0 && member(s, i as u64) {
-                state.store(decided(Dtz::Draw), Ordering::Relaxed);
-            }
-        });
-    }
+    // What is still pending at this level is drawn: its word stays pending, which
+    // `final_value` reads as a draw, and no later level touches it (the moves that stay keep
+    // every pawn where it stands).
     Ok(LevelReport {
         depths: depth,
         init_seconds,

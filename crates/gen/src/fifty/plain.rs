@@ -1,9 +1,10 @@
 //! The engine's moves for the rule's passes: over the stored index, with the engine's
 //! generic positions, on any board and any material (pawns and en passant included).
 //!
-//! Owns: [`Builder::build_fifty`] (which takes the fast core's moves where they apply,
-//! `crate::fast::fifty`, and these elsewhere), the levels of a table with pawns, and writing
-//! the DTZ50 and WDL50 files from the work words.
+//! Owns: the build with these moves (`Builder::build_fifty_plain`, which
+//! [`Builder::build_fifty`] takes where the fast core's do not apply: boards of more than 64
+//! squares, `--core reference`, or a layout beyond the memory allowed) and the levels of its
+//! entries.
 //! Must never: decide a value itself (the passes in `super` do).
 //!
 //! A table with pawns is solved a *level* at a time: a position's level is how far its pawns
@@ -13,9 +14,9 @@
 //! stabilizer (as in [`crate::reference`]), which is how often the child's predecessors give
 //! the position back.
 
-use super::{first_word, new_words, solve_level, Exits, RuleMoves, NO_POSITION, PENDING};
+use super::{final_value, first_word, new_words, solve_levels, Exits, RuleMoves, NO_POSITION};
 use crate::subtables::Subtables;
-use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer, Phase};
+use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition, TABLE_MEN};
 use retro_format::{Dtz, Header, TableKind, TableWriter, Wdl};
@@ -58,18 +59,16 @@ impl Work<'_> {
         child: &TablePosition,
         leaves: bool,
     ) -> Result<Wdl, GenError> {
-        let code = if leaves {
-            self.subtables.code(self.geo, child)?
-        } else {
-            let j = self.index_of(child)?;
-            let s = usize::from(child.side_to_move() == Side::Black);
-            let state = states[s][j as usize].load(Ordering::Relaxed);
-            if state & PENDING != 0 || state == NO_POSITION {
-                return Err(self.inconsistent(child));
-            }
-            u32::from(state)
-        };
-        Ok(Dtz::from_code(code).class(self.rule))
+        if leaves {
+            let code = self.subtables.code(self.geo, child)?;
+            return Ok(Dtz::from_code(code).class(self.rule));
+        }
+        let j = self.index_of(child)?;
+        let s = usize::from(child.side_to_move() == Side::Black);
+        match states[s][j as usize].load(Ordering::Relaxed) {
+            NO_POSITION => Err(self.inconsistent(child)),
+            state => Ok(final_value(state).class(self.rule)),
+        }
     }
 
     fn index_of(&self, p: &TablePosition) -> Result<u64, GenError> {
@@ -144,15 +143,39 @@ impl RuleMoves for Work<'_> {
         self.indexer.size()
     }
 
+    fn levels(&self) -> Vec<u8> {
+        // A bit a level, set where some entry has it.
+        let present = self
+            .levels
+            .par_iter()
+            .flat_map(|side| side.par_chunks(1 << 16))
+            .map(|chunk| {
+                let mut seen = [0u64; 4];
+                for &l in chunk.iter().filter(|&&l| l != NO_LEVEL) {
+                    seen[usize::from(l / 64)] |= 1 << (l % 64);
+                }
+                seen
+            })
+            .reduce(|| [0; 4], |a, b| std::array::from_fn(|k| a[k] | b[k]));
+        // The most advanced pawns first.
+        (0..=u8::MAX)
+            .rev()
+            .filter(|&l| present[usize::from(l / 64)] >> (l % 64) & 1 == 1)
+            .collect()
+    }
+
     fn first_words(
         &self,
         states: &[Vec<AtomicU16>; 2],
         entries: std::ops::Range<u64>,
-        member: &(impl Fn(usize, u64) -> bool + Sync),
+        level: u8,
         mut visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     ) {
         for s in 0..2 {
-            for i in entries.clone().filter(|&i| member(s, i)) {
+            for i in entries
+                .clone()
+                .filter(|&i| self.levels[s][i as usize] == level)
+            {
                 visit(s, i, self.first_word(states, s, i));
             }
         }
@@ -215,17 +238,6 @@ impl Builder {
                 });
             levels
         });
-        let mut present: Vec<u8> = levels
-            .iter()
-            .flat_map(|side| {
-                side.par_iter()
-                    .copied()
-                    .filter(|&l| l != NO_LEVEL)
-                    .collect::<std::collections::BTreeSet<u8>>()
-            })
-            .collect();
-        present.sort_unstable();
-        present.dedup();
         let work = Work {
             geo,
             indexer: &indexer,
@@ -233,21 +245,20 @@ impl Builder {
             rule: self.fifty_rule,
             levels: &levels,
         };
-        observer.phase(&name, Phase::Init, 2 * size);
-        let mut init_seconds = start.elapsed().as_secs_f64();
-        let (mut retrograde_seconds, mut depths) = (0.0, 0);
-        for &lvl in present.iter().rev() {
-            let member = |s: usize, i: u64| levels[s][i as usize] == lvl;
-            let level = solve_level(&work, &states, self.fifty_rule, member, &name, observer)?;
-            init_seconds += level.init_seconds;
-            retrograde_seconds += level.retrograde_seconds;
-            depths = depths.max(level.depths);
-        }
+        let init_seconds = start.elapsed().as_secs_f64();
+        let level = solve_levels(&work, &states, self.fifty_rule, &name, observer)?;
+        let (init_seconds, retrograde_seconds, depths) = (
+            init_seconds + level.init_seconds,
+            level.retrograde_seconds,
+            level.depths,
+        );
         drop(levels);
-        let (path, header) =
-            self.write_fifty_files(material, &indexer, &states, |header, path, code| {
-                write_body(path, header, &states, code)
-            })?;
+        let (path, header) = self.write_fifty_files(
+            material,
+            &indexer,
+            &[&states[0], &states[1]],
+            |header, path, code| write_body(path, header, &states, code),
+        )?;
         Ok(BuildReport {
             material,
             metric: Metric::Fifty,

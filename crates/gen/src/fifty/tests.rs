@@ -158,8 +158,9 @@ fn krk_under_the_real_rule_has_no_cursed_wins() {
 }
 
 /// The fast core's moves and the engine's write the same DTZ50 and WDL50 files, byte for
-/// byte, for tables without pawns on boards where kings share squares fixed by symmetries
-/// (square boards: the diagonals) and where they do not.
+/// byte: for tables without pawns on boards where kings share squares fixed by symmetries
+/// (square boards: the diagonals) and where they do not, with the pawns of one side, and
+/// with pawns of both (en-passant positions).
 #[test]
 fn fast_and_plain_moves_write_the_same_files() {
     for (name, files, ranks, rule) in [
@@ -169,6 +170,18 @@ fn fast_and_plain_moves_write_the_same_files() {
         ("KRvKN", 5, 5, 8),
         ("KBNvK", 4, 5, 10),
         ("KRRvK", 4, 4, 4),
+        ("KPvK", 4, 5, 6),
+        ("KPvK", 5, 6, 10),
+        ("KQvKP", 4, 5, 8),
+        ("KRvKP", 5, 5, 8),
+        ("KPPvK", 4, 5, 6),
+        ("KNPvK", 4, 5, 8),
+        ("KRvKPP", 4, 5, 6),
+        ("KPvKP", 4, 6, 8),
+        ("KPvKP", 5, 6, 12),
+        ("KRPvKP", 3, 6, 8),
+        ("KNPvKP", 3, 5, 8),
+        ("KPPvKP", 3, 5, 6),
     ] {
         let board = Board::new(files, ranks).unwrap();
         let material = Material::parse(name).unwrap();
