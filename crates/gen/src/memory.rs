@@ -247,7 +247,7 @@ pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> O
     if building_core(geo, material, core) != CoreKind::Fast {
         return None;
     }
-    let layout = Layout::new(geo, material)?;
+    let layout = fast::fifty::layout(geo, material)?;
     let smaller: u64 = exit_targets(material)
         .into_iter()
         .filter_map(|m| Layout::new(geo, m))

@@ -1,7 +1,7 @@
 //! The fast core's moves for the fifty-move rule's passes: DTZ50 and WDL50 over the slot
 //! layout, with the attack tables, un-moves and move counts of the depth-to-mate passes.
 //!
-//! Owns: `build`, a table's work words by slot (`crate::fifty::solve_level` decides them,
+//! Owns: `build`, a table's work words by slot (`crate::fifty::solve_parts` decides them,
 //! from the moves `SlotMoves` gives), and `write_words`, the words in the order of the
 //! stored index.
 //! Must never: decide a value (the rule's passes do), or be trusted: `retro verify` proves
@@ -15,10 +15,13 @@
 //! depth's decided slots too (`Core::for_each_parent_run`).
 //!
 //! Pawns never move within the passes: a pawn's move is zeroing. A push that stays in the
-//! table is read, like a capture, in the words of a level solved before: a slot's *level* is
-//! how far its pawns have come (each White pawn's rank, each Black pawn's ranks from the top,
-//! added up), which every push raises, and the levels are solved from the highest down, over
-//! the whole layout held in memory.
+//! table is read, like a capture, in the words of a part solved before. Where the pawns are
+//! all of one side and the last man is no pawn, the layout is sliced by the pawns' squares
+//! (`Layout::sliced`) and a part is a placement of the pawns with its mirror image, a few
+//! contiguous stretches of slots that the passes do not leave; elsewhere a part is a *level*,
+//! how far the pawns have come (each White pawn's rank, each Black pawn's ranks from the top,
+//! added up), which every push raises, the levels solved from the highest down. Either way the
+//! whole layout is held in memory.
 //!
 //! With pawns of both sides, a double step an en-passant capture can answer reaches a position
 //! of its own, `E` (numbered by [`EpLayout`]), with every move of its placement `P` and the
@@ -31,7 +34,7 @@ use super::convert::{ep_stored_index, write_scattered_entries, Kept};
 use super::index_walk::{group_fields, PairWalk, Stretch};
 use super::*;
 use crate::fifty::{
-    final_value, first_word, new_words, solve_levels, Exits, RuleMoves, NO_POSITION,
+    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, NO_POSITION,
 };
 use retro_engine::Indexer;
 use retro_format::{Dtz, FormatError, TableWriter, Wdl};
@@ -42,7 +45,7 @@ pub struct FiftyBuilt {
     /// The layout of the slots.
     pub layout: Layout,
     /// By side to move and slot, the rule's work words (`crate::fifty::final_value`).
-    pub words: [Vec<AtomicU16>; 2],
+    pub words: [SideWords; 2],
     /// The en-passant positions' words, where both sides have pawns.
     pub ep: Option<EpWords>,
     /// Passes of the iteration.
@@ -89,7 +92,7 @@ pub fn build(
     if subs.iter().any(|sub| !matches!(sub.kept, Kept::All)) {
         return Err(Declined::Unsupported);
     }
-    let layout = Layout::new(geo, material).ok_or(Declined::Unsupported)?;
+    let layout = layout(geo, material).ok_or(Declined::Unsupported)?;
     let bits = Bits::new(geo).ok_or(Declined::Unsupported)?;
     let slots = usize::try_from(layout.size()).map_err(|_| Declined::Unsupported)?;
     let parts = Parts::new(geo, material, &bits, &layout, None, subs, Tuning::default());
@@ -116,13 +119,19 @@ pub fn build(
     })
 }
 
+/// The slot layout [`build`] solves `material` in on `geo`'s board: sliced by the pawns'
+/// squares where they make slices, else whole; `None` outside the fast core's layouts.
+pub fn layout(geo: &Geometry, material: Material) -> Option<Layout> {
+    Layout::sliced(geo, material).or_else(|| Layout::new(geo, material))
+}
+
 fn solve<const N: usize>(
     parts: &Parts<'_>,
-    words: &[Vec<AtomicU16>; 2],
+    words: &[SideWords; 2],
     ep: Option<&EpWords>,
     rule: u32,
     observer: &dyn Observer,
-) -> Result<crate::fifty::LevelReport, Declined> {
+) -> Result<crate::fifty::PartReport, Declined> {
     let core = Core::<N>::new(parts, WorkCodes::new(0, None), &Mode::moves_only(), 0, None)?;
     let name = parts.material.to_string();
     let squares = parts.layout.square_count() as Sq;
@@ -155,7 +164,7 @@ fn solve<const N: usize>(
         ranks: geo.ranks(),
         ep,
     };
-    let report = solve_levels(&moves, words, rule, &name, observer)?;
+    let report = solve_parts(&moves, words, rule, &name, observer)?;
     moves.settle_ep(words)?;
     Ok(report)
 }
@@ -275,26 +284,39 @@ impl<const N: usize> SlotMoves<'_, N> {
 }
 
 impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
-    fn entries(&self) -> u64 {
-        self.core.shared.layout.size()
-    }
-
-    fn levels(&self) -> Vec<u8> {
+    fn parts(&self) -> Vec<Part> {
+        let layout = self.core.shared.layout;
+        if layout.slices() > 0 {
+            // A placement of the pawns and its mirror image, after those its pushes reach.
+            return layout
+                .slice_groups()
+                .iter()
+                .map(|group| Part {
+                    spans: group
+                        .iter()
+                        .map(|&number| {
+                            let (first, end) = layout.slice_span(number);
+                            first..end
+                        })
+                        .collect(),
+                    level: None,
+                })
+                .collect();
+        }
         let pawns = self.core.shared.piece[..N]
             .iter()
             .filter(|&&piece| piece == Piece::Pawn)
             .count() as u8;
         // Each pawn off its end ranks: from 1 to `ranks − 2` ranks come, the most first.
-        (pawns..=pawns * (self.ranks.saturating_sub(2)).max(1))
-            .rev()
-            .collect()
+        let levels = (pawns..=pawns * (self.ranks.saturating_sub(2)).max(1)).rev();
+        Part::levels(levels, layout.size())
     }
 
     fn first_words(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         entries: std::ops::Range<u64>,
-        level: u8,
+        level: Option<u8>,
         mut visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     ) {
         let core = &self.core;
@@ -333,7 +355,10 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
                 .iter()
                 .map(|&i| self.progress[core.side_of(i)][usize::from(sq[i])])
                 .sum();
-            let squares_here = self.last_squares(level, outer) & !outer_occ;
+            let squares_here = match level {
+                Some(level) => self.last_squares(level, outer),
+                None => core.shared.allowed[last],
+            } & !outer_occ;
             if squares_here == 0 {
                 continue;
             }
@@ -427,7 +452,7 @@ impl<const N: usize> SlotMoves<'_, N> {
     /// distinct squares, its kings apart and as the fold leaves them.
     fn first_word(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         p: &Placed<N>,
         x: usize,
         attacks: &[Board64; N],
@@ -446,7 +471,7 @@ impl<const N: usize> SlotMoves<'_, N> {
     /// (the side not to move in check).
     fn moves_of(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         p: &Placed<N>,
         x: usize,
         attacks: &[Board64; N],
@@ -534,12 +559,7 @@ impl<const N: usize> SlotMoves<'_, N> {
 
     /// The word of side `x`'s en-passant position `number`, found now if it was not before;
     /// its placement's level must be solved.
-    fn ep_word(
-        &self,
-        states: &[Vec<AtomicU16>; 2],
-        x: usize,
-        number: u64,
-    ) -> Result<u16, GenError> {
+    fn ep_word(&self, states: &[SideWords; 2], x: usize, number: u64) -> Result<u16, GenError> {
         let ep = self.ep.expect("en-passant positions have words");
         let cell = &ep.words[x][number as usize];
         match cell.load(Ordering::Relaxed) {
@@ -557,7 +577,7 @@ impl<const N: usize> SlotMoves<'_, N> {
     /// passed over or the one the pawn came from is taken, or no capture is legal.
     fn ep_value(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         ep: &EpWords,
         x: usize,
         number: u64,
@@ -621,7 +641,7 @@ impl<const N: usize> SlotMoves<'_, N> {
 
     /// Finds the words of the en-passant positions no double step read, once every level is
     /// solved.
-    fn settle_ep(&self, states: &[Vec<AtomicU16>; 2]) -> Result<(), GenError> {
+    fn settle_ep(&self, states: &[SideWords; 2]) -> Result<(), GenError> {
         let Some(ep) = self.ep else {
             return Ok(());
         };

@@ -1,8 +1,8 @@
 //! Large zeroed arrays for the work tables, in memory the kernel is asked to back with huge
 //! pages, seen as 64-bit words or as bytes.
 //!
-//! Owns: [`Words`] — allocation and the two views. The retrograde passes read and write the
-//! work table all over (a king's un-move jumps by a quarter of a megabyte); with 4 KiB pages
+//! Owns: [`Words`] — allocation and the views (words, bytes, 16-bit halves). The retrograde
+//! passes read and write the work table all over (a king's un-move jumps by a quarter of a megabyte); with 4 KiB pages
 //! nearly every such access also misses the address-translation cache, with 2 MiB pages fewer
 //! do. The byte view lets threads write single slots with plain stores instead of a
 //! compare-exchange on the word (a locked instruction, which also stops the processor from
@@ -20,7 +20,7 @@
 //! to that.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering};
 
 /// Gives bytes `first..end` of `file` back to the disk, a hole punched in it (they read 0
 /// afterwards); where the file system cannot punch holes, they stay until the file goes.
@@ -205,6 +205,17 @@ impl Words {
         // returned slice and is never reached except through these shared atomic views.
         unsafe {
             std::slice::from_raw_parts(self.base as *const AtomicU64, self.len)
+        }
+    }
+
+    /// The array as 16-bit halves of its words (`4 · len` of them), for a table of 16-bit work
+    /// words that uses no other view (`crate::fifty`).
+    #[inline(always)]
+    pub fn halves(&self) -> &[AtomicU16] {
+        #[allow(unsafe_code)]
+        // SAFETY: as for `words`: the same `8 · len` bytes, 8-aligned, so 2-aligned.
+        unsafe {
+            std::slice::from_raw_parts(self.base as *const AtomicU16, self.len * 4)
         }
     }
 

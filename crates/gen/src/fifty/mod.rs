@@ -2,7 +2,7 @@
 //! word per position and side to move, over the entries of whichever core supplies the moves.
 //!
 //! Owns: what a position's first word is (`first_word`), the depth-by-depth passes that
-//! decide the rest (`solve_level`), and the meaning of a work word (`final_value`). The
+//! decide the rest (`solve_part`), and the meaning of a work word (`final_value`). The
 //! moves come from a `RuleMoves`: the engine's, over the stored index, on any board
 //! (`plain`), or the fast core's, over its slot layout, on boards of at most 64 squares
 //! (`crate::fast::fifty`). [`crate::Builder`] calls this for [`crate::Metric::Fifty`].
@@ -22,11 +22,12 @@
 //!
 //! # How
 //!
-//! * **Levels.** A pawn move is irreversible. A core solves a table a *level* at a time, the
-//!   levels ordered so that every zeroing move reads a value already final — in a smaller
-//!   table after a capture or a promotion, at a level solved before after a push. A table
-//!   without pawns is one level.
-//! * **Init**, a level at a time: each legal position's moves are generated. A zeroing move's
+//! * **Parts.** A pawn move is irreversible. A core solves a table a *part* at a time — a
+//!   level of pawn advancement, or a placement of the pawns with its mirror image — the parts
+//!   ordered so that every zeroing move reads a value already final: in a smaller table after
+//!   a capture or a promotion, in a part solved before after a push. A table without pawns is
+//!   one part.
+//! * **Init**, a part at a time: each legal position's moves are generated. A zeroing move's
 //!   outcome is read at once; the best of them (for the mover) is kept in the position's word
 //!   as a *kind*, and the moves that stay are counted, each as often as the retrograde step
 //!   will reach the position from the move's child (a weight, `RuleMoves`). Checkmates are
@@ -40,18 +41,20 @@
 //!   pending with a zeroing move into a blessed loss become wins in `N + 1`. Unlike depth to
 //!   mate, wins and losses come at every depth. A counter cannot reach zero at the depth at
 //!   which its position is won: a move into a loss never lowers it.
-//! * At the end of a level, the positions still pending are draws.
+//! * At the end of a part, the positions still pending are draws.
 
 mod build;
 mod plain;
 #[cfg(test)]
 mod tests;
 
+use crate::fast::words::Words;
 use crate::pending::{kind_of, pending, take, Taken, COUNT_MASK, PENDING};
 use crate::{GenError, Observer, Phase};
 use rayon::prelude::*;
 use retro_format::{Dtz, Wdl};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -165,23 +168,20 @@ pub(crate) fn first_word(
 /// The weights must match: a position's first word counts each move that stays as many times
 /// as the parents of the move's child give the position back, each time with its weight.
 pub(crate) trait RuleMoves: Sync {
-    /// The number of entries a side.
-    fn entries(&self) -> u64;
-
-    /// The levels of the table's positions, in the order in which to solve them: every push
-    /// leads from a level to one before it. `[0]` for a table without pawns.
-    fn levels(&self) -> Vec<u8>;
+    /// The parts of the table, in the order in which to solve them: every push leads from a
+    /// part to one before it. One part, the whole, for a table without pawns.
+    fn parts(&self) -> Vec<Part>;
 
     /// Calls `visit` with the side (0 White), the entry and the first word of every entry of
-    /// `entries` at `level`, with either side to move, and the depth at which it is to be
-    /// un-moved if it is decided now ([`first_word`]; [`NO_POSITION`] for an entry that is no
-    /// position, which may also be left out). `states` holds the values of the levels solved
+    /// `entries` (at `level`, if given), with either side to move, and the depth at which it is
+    /// to be un-moved if it is decided now ([`first_word`]; [`NO_POSITION`] for an entry that is
+    /// no position, which may also be left out). `states` holds the values of the parts solved
     /// before, a word still pending there being a draw ([`final_value`]).
     fn first_words(
         &self,
-        states: &[Vec<AtomicU16>; 2],
-        entries: std::ops::Range<u64>,
-        level: u8,
+        states: &[SideWords; 2],
+        entries: Range<u64>,
+        level: Option<u8>,
         visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     );
 
@@ -216,32 +216,60 @@ pub(crate) trait RuleMoves: Sync {
 /// Positions decided, by the depth at which their parents are to be updated, and side.
 type Frontiers = BTreeMap<u32, [Vec<u64>; 2]>;
 
-/// What one level's passes took.
-pub(crate) struct LevelReport {
+/// A part of a table, solved on its own after every part its pushes reach: the entries of
+/// one level of pawn advancement, or those of a placement of the pawns and its mirror image.
+/// No move that stays leaves a part.
+pub(crate) struct Part {
+    /// The ranges its entries lie in.
+    pub(crate) spans: Vec<Range<u64>>,
+    /// Where the ranges hold entries of other parts too: the level of this one's.
+    pub(crate) level: Option<u8>,
+}
+
+impl Part {
+    /// The levels of pawn advancement `levels`, each a part over all `entries`.
+    pub(crate) fn levels(levels: impl IntoIterator<Item = u8>, entries: u64) -> Vec<Part> {
+        levels
+            .into_iter()
+            .map(|level| Part {
+                spans: std::iter::once(0..entries).collect(),
+                level: Some(level),
+            })
+            .collect()
+    }
+}
+
+/// What one part's passes took.
+pub(crate) struct PartReport {
     pub(crate) depths: u32,
     pub(crate) init_seconds: f64,
     pub(crate) retrograde_seconds: f64,
 }
 
-/// Solves every level of `moves` in turn ([`solve_level`]) into `states`, under a rule of
+/// Solves every part of `moves` in turn ([`solve_part`]) into `states`, under a rule of
 /// `rule` plies; reports to `observer` as the table `name`, its init phase counting each
-/// level's pass over the entries.
-pub(crate) fn solve_levels(
+/// part's pass over its ranges.
+pub(crate) fn solve_parts(
     moves: &impl RuleMoves,
-    states: &[Vec<AtomicU16>; 2],
+    states: &[SideWords; 2],
     rule: u32,
     name: &str,
     observer: &dyn Observer,
-) -> Result<LevelReport, GenError> {
-    let levels = moves.levels();
-    observer.phase(name, Phase::Init, 2 * moves.entries() * levels.len() as u64);
-    let mut total = LevelReport {
+) -> Result<PartReport, GenError> {
+    let parts = moves.parts();
+    let spanned: u64 = parts
+        .iter()
+        .flat_map(|part| &part.spans)
+        .map(|span| span.end - span.start)
+        .sum();
+    observer.phase(name, Phase::Init, 2 * spanned);
+    let mut total = PartReport {
         depths: 0,
         init_seconds: 0.0,
         retrograde_seconds: 0.0,
     };
-    for level in levels {
-        let report = solve_level(moves, states, rule, level, name, observer)?;
+    for part in &parts {
+        let report = solve_part(moves, states, rule, part, name, observer)?;
         total.depths = total.depths.max(report.depths);
         total.init_seconds += report.init_seconds;
         total.retrograde_seconds += report.retrograde_seconds;
@@ -249,20 +277,19 @@ pub(crate) fn solve_levels(
     Ok(total)
 }
 
-/// Solves the entries at `level` with the moves of `moves`, under a rule of `rule` plies,
+/// Solves the entries of `part` with the moves of `moves`, under a rule of `rule` plies,
 /// into `states`: their first words, then the passes of each depth. What is still pending at
 /// the end is drawn, and stays so in `states` (a pending word is a draw, [`final_value`]).
 /// Reports to `observer` as the table `name`.
-fn solve_level(
+fn solve_part(
     moves: &impl RuleMoves,
-    states: &[Vec<AtomicU16>; 2],
+    states: &[SideWords; 2],
     rule: u32,
-    level: u8,
+    part: &Part,
     name: &str,
     observer: &dyn Observer,
-) -> Result<LevelReport, GenError> {
+) -> Result<PartReport, GenError> {
     const CHUNK: u64 = 1 << 14;
-    let size = moves.entries();
     let fail: Mutex<Option<GenError>> = Mutex::new(None);
     let record = |e: GenError| {
         fail.lock()
@@ -275,19 +302,26 @@ fn solve_level(
         reason,
     };
     let began = Instant::now();
-    let chunks: Vec<u64> = (0..size.div_ceil(CHUNK)).collect();
+    let chunks: Vec<Range<u64>> = part
+        .spans
+        .iter()
+        .flat_map(|span| {
+            (span.start..span.end)
+                .step_by(CHUNK as usize)
+                .map(|begin| begin..(begin + CHUNK).min(span.end))
+        })
+        .collect();
     let frontiers: Mutex<Frontiers> = Mutex::new(BTreeMap::new());
     // The positions with a zeroing move into a blessed loss, by side: won in `N + 1` unless
     // sooner.
     let late_wins: Mutex<[Vec<u64>; 2]> = Mutex::new([Vec::new(), Vec::new()]);
     let legal = AtomicU64::new(0);
-    chunks.par_iter().for_each(|&chunk| {
-        let begin = chunk * CHUNK;
-        let end = (begin + CHUNK).min(size);
+    chunks.par_iter().for_each(|chunk| {
+        let (begin, end) = (chunk.start, chunk.end);
         let mut due: Vec<(u32, usize, u64)> = Vec::new();
         let mut late: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
         let mut positions = 0;
-        moves.first_words(states, begin..end, level, |s, i, word| match word {
+        moves.first_words(states, begin..end, part.level, |s, i, word| match word {
             Ok((NO_POSITION, _)) => {}
             Ok((state, at)) => {
                 positions += 1;
@@ -412,10 +446,10 @@ fn solve_level(
         observer.depth_passed(depth, found as u64);
         depth += 1;
     }
-    // What is still pending at this level is drawn: its word stays pending, which
-    // `final_value` reads as a draw, and no later level touches it (the moves that stay keep
+    // What is still pending in this part is drawn: its word stays pending, which
+    // `final_value` reads as a draw, and no later part touches it (the moves that stay keep
     // every pawn where it stands).
-    Ok(LevelReport {
+    Ok(PartReport {
         depths: depth,
         init_seconds,
         retrograde_seconds: began.elapsed().as_secs_f64(),
@@ -457,9 +491,26 @@ fn subtract(state: &AtomicU16, weight: u16, depth: u32, rule: u32) -> Result<Opt
     Ok(Some(plies))
 }
 
+/// A side's work words, [`NO_POSITION`] at first: zeroed memory that the kernel is asked to
+/// back with huge pages (`crate::fast::words`), as the passes reach all over it.
+pub struct SideWords {
+    words: Words,
+    entries: usize,
+}
+
+impl std::ops::Deref for SideWords {
+    type Target = [AtomicU16];
+
+    #[inline(always)]
+    fn deref(&self) -> &[AtomicU16] {
+        &self.words.halves()[..self.entries]
+    }
+}
+
 /// A side's work words, `entries` of them, every one [`NO_POSITION`].
-pub(crate) fn new_words(entries: usize) -> Vec<AtomicU16> {
-    let mut v = Vec::with_capacity(entries);
-    v.resize_with(entries, || AtomicU16::new(NO_POSITION));
-    v
+pub(crate) fn new_words(entries: usize) -> SideWords {
+    SideWords {
+        words: Words::zeroed(entries.div_ceil(4)),
+        entries,
+    }
 }

@@ -14,14 +14,16 @@
 //! stabilizer (as in [`crate::reference`]), which is how often the child's predecessors give
 //! the position back.
 
-use super::{final_value, first_word, new_words, solve_levels, Exits, RuleMoves, NO_POSITION};
+use super::{
+    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, NO_POSITION,
+};
 use crate::subtables::Subtables;
 use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Retractions, TablePosition, TABLE_MEN};
 use retro_format::{Dtz, Header, TableKind, TableWriter, Wdl};
 use retro_rules::{Piece, Side};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// A level no position has (an index that is not a legal position).
@@ -55,7 +57,7 @@ impl Work<'_> {
     /// or a promotion, from this table's final word at a higher level after a push.
     fn reached_class(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         child: &TablePosition,
         leaves: bool,
     ) -> Result<Wdl, GenError> {
@@ -87,7 +89,7 @@ impl Work<'_> {
     /// The first word of entry `i`, side `s` to move ([`RuleMoves::first_words`]).
     fn first_word(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         s: usize,
         i: u64,
     ) -> Result<(u16, Option<u32>), GenError> {
@@ -139,11 +141,7 @@ impl Work<'_> {
 }
 
 impl RuleMoves for Work<'_> {
-    fn entries(&self) -> u64 {
-        self.indexer.size()
-    }
-
-    fn levels(&self) -> Vec<u8> {
+    fn parts(&self) -> Vec<Part> {
         // A bit a level, set where some entry has it.
         let present = self
             .levels
@@ -158,23 +156,23 @@ impl RuleMoves for Work<'_> {
             })
             .reduce(|| [0; 4], |a, b| std::array::from_fn(|k| a[k] | b[k]));
         // The most advanced pawns first.
-        (0..=u8::MAX)
+        let levels = (0..=u8::MAX)
             .rev()
-            .filter(|&l| present[usize::from(l / 64)] >> (l % 64) & 1 == 1)
-            .collect()
+            .filter(|&l| present[usize::from(l / 64)] >> (l % 64) & 1 == 1);
+        Part::levels(levels, self.indexer.size())
     }
 
     fn first_words(
         &self,
-        states: &[Vec<AtomicU16>; 2],
+        states: &[SideWords; 2],
         entries: std::ops::Range<u64>,
-        level: u8,
+        level: Option<u8>,
         mut visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     ) {
         for s in 0..2 {
             for i in entries
                 .clone()
-                .filter(|&i| self.levels[s][i as usize] == level)
+                .filter(|&i| level.is_none_or(|level| self.levels[s][i as usize] == level))
             {
                 visit(s, i, self.first_word(states, s, i));
             }
@@ -246,7 +244,7 @@ impl Builder {
             levels: &levels,
         };
         let init_seconds = start.elapsed().as_secs_f64();
-        let level = solve_levels(&work, &states, self.fifty_rule, &name, observer)?;
+        let level = solve_parts(&work, &states, self.fifty_rule, &name, observer)?;
         let (init_seconds, retrograde_seconds, depths) = (
             init_seconds + level.init_seconds,
             level.retrograde_seconds,
@@ -283,7 +281,7 @@ impl Builder {
 fn write_body(
     path: &std::path::Path,
     header: &Header,
-    states: &[Vec<AtomicU16>; 2],
+    states: &[SideWords; 2],
     code: &(dyn Fn(u16) -> u32 + Sync),
 ) -> Result<(), GenError> {
     const PIECE: usize = 1 << 20;

@@ -159,8 +159,9 @@ fn krk_under_the_real_rule_has_no_cursed_wins() {
 
 /// The fast core's moves and the engine's write the same DTZ50 and WDL50 files, byte for
 /// byte: for tables without pawns on boards where kings share squares fixed by symmetries
-/// (square boards: the diagonals) and where they do not, with the pawns of one side, and
-/// with pawns of both (en-passant positions).
+/// (square boards: the diagonals) and where they do not, with the pawns of one side (solved
+/// by levels, or by placements where the last man is no pawn), and with pawns of both
+/// (en-passant positions).
 #[test]
 fn fast_and_plain_moves_write_the_same_files() {
     for (name, files, ranks, rule) in [
@@ -177,6 +178,8 @@ fn fast_and_plain_moves_write_the_same_files() {
         ("KPPvK", 4, 5, 6),
         ("KNPvK", 4, 5, 8),
         ("KRvKPP", 4, 5, 6),
+        ("KRPvKR", 4, 5, 8),
+        ("KBPvKN", 4, 5, 8),
         ("KPvKP", 4, 6, 8),
         ("KPvKP", 5, 6, 12),
         ("KRPvKP", 3, 6, 8),
