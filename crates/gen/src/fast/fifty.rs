@@ -466,7 +466,8 @@ impl<const N: usize> SlotMoves<'_, N> {
     }
 
     /// The moves of `p` (side `x` to move, `attacks` its men's attacks) as its first word
-    /// reads them: the weighted count of those that stay ([`SlotMoves::visits`]), the
+    /// reads them: the weighted count of those that stay ([`SlotMoves::visits`]; not counted,
+    /// 0, where a zeroing move wins at once, which decides the word whatever they are), the
     /// outcomes of the zeroing ones, and whether `x` is in check; `None` if `p` is no position
     /// (the side not to move in check).
     fn moves_of(
@@ -489,12 +490,6 @@ impl<const N: usize> SlotMoves<'_, N> {
         }
         let king = 1 << p.sq[x];
         let in_check = side_attacks(y) & king != 0;
-        // Only a slider that attacks the king sees further with the king lifted.
-        let safety = core.king_safety_from(p, x, |j| match attacks[j] & king {
-            0 => attacks[j],
-            _ => core.man_attacks(j, p.sq[j], p.occ ^ king),
-        });
-        let stays = self.visits(p, x, &safety, attacks);
         let mut exits = Exits::default();
         let mut unknown = None;
         core.for_each_leaving_move_but(p, attacks, x, &[0; N], |after, rule| {
@@ -543,6 +538,15 @@ impl<const N: usize> SlotMoves<'_, N> {
                 fen: format!("slot {slot}: a capture reaches the unknown class code {code}"),
             });
         }
+        if exits.wins_at_once() {
+            return Ok(Some((0, exits, in_check)));
+        }
+        // Only a slider that attacks the king sees further with the king lifted.
+        let safety = core.king_safety_from(p, x, |j| match attacks[j] & king {
+            0 => attacks[j],
+            _ => core.man_attacks(j, p.sq[j], p.occ ^ king),
+        });
+        let stays = self.visits(p, x, &safety, attacks);
         Ok(Some((stays, exits, in_check)))
     }
 

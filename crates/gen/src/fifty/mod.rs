@@ -111,6 +111,12 @@ impl Exits {
         }
     }
 
+    /// Whether a zeroing move counted wins at once (into a loss): the position is won in 1
+    /// ply, whatever its other moves.
+    pub(crate) fn wins_at_once(&self) -> bool {
+        self.win == Some(1)
+    }
+
     /// Whether a zeroing move was counted.
     pub(crate) fn any(&self) -> bool {
         self.any
