@@ -497,8 +497,8 @@ fn subtract(state: &AtomicU16, weight: u16, depth: u32, rule: u32) -> Result<Opt
     Ok(Some(plies))
 }
 
-/// A side's work words, [`NO_POSITION`] at first: zeroed memory that the kernel is asked to
-/// back with huge pages (`crate::fast::words`), as the passes reach all over it.
+/// A side's work words, zero (no position yet) at first: zeroed memory that the kernel is
+/// asked to back with huge pages (`crate::fast::words`), as the passes reach all over it.
 pub struct SideWords {
     words: Words,
     entries: usize,
