@@ -8,11 +8,14 @@
 //! every table written from it, and tests compare its files with the engine's moves' byte for
 //! byte.
 //!
-//! A slot's first word comes from its moves: the quiet moves counted as often as the un-moves
-//! of their children will give the slot back (`SlotMoves::visits`), each un-move then weighing
-//! 1; its captures and promotions read in the smaller tables' WDL50 companions, loaded into
-//! their layouts. The first words go a run of the last man at a time, the un-moves of each
-//! depth's decided slots too (`Core::for_each_parent_run`).
+//! A slot's first word comes from its zeroing moves: its captures and promotions read in the
+//! smaller tables' WDL50 companions, loaded into their layouts, its pushes in the parts solved
+//! before. Its quiet moves are counted only when a pass first reaches it from a win
+//! (`RuleMoves::count_stays`), as often as the un-moves of their children will give the slot
+//! back (`SlotMoves::visits`), each un-move then weighing 1; the first word asks only whether
+//! there is one, and only in check or where every zeroing move loses. The first words go a
+//! run of the last man at a time, the un-moves of each depth's decided slots too
+//! (`Core::for_each_parent_run`).
 //!
 //! Pawns never move within the passes: a pawn's move is zeroing. A push that stays in the
 //! table is read, like a capture, in the words of a part solved before. Where the pawns are
@@ -32,9 +35,11 @@
 
 use super::convert::{ep_stored_index, write_scattered_entries, Kept};
 use super::index_walk::{group_fields, PairWalk, Stretch};
+use super::init::RunExits;
 use super::*;
 use crate::fifty::{
-    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, NO_POSITION,
+    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, Stays,
+    NO_POSITION,
 };
 use retro_engine::Indexer;
 use retro_format::{Dtz, FormatError, TableWriter, Wdl};
@@ -163,6 +168,7 @@ fn solve<const N: usize>(
         progress,
         ranks: geo.ranks(),
         ep,
+        by_runs: N >= 3 && !is_pawn(N - 1) && ep.is_none(),
     };
     let report = solve_parts(&moves, words, rule, &name, observer)?;
     moves.settle_ep(words)?;
@@ -183,6 +189,9 @@ struct SlotMoves<'a, const N: usize> {
     progress: [[u8; 64]; 2],
     ranks: u8,
     ep: Option<&'a EpWords>,
+    /// Whether the first words go a run at a time ([`SlotMoves::run_first_words`]): three men
+    /// or more, the last no pawn, and no en-passant positions.
+    by_runs: bool,
 }
 
 impl<const N: usize> SlotMoves<'_, N> {
@@ -283,6 +292,133 @@ impl<const N: usize> SlotMoves<'_, N> {
     }
 }
 
+impl<const N: usize> SlotMoves<'_, N> {
+    /// Calls `visit` with the first words, both sides to move, of the slots of the run `at`
+    /// whose last man stands on `squares` (`exits` a scratch list of the run's exits). As the
+    /// fast DTM core's init pass does (`Core::classify_run`), the other men's attacks are found
+    /// once for the run, and each of the run's captures, promotions and pushes is weighed on
+    /// the squares where it holds, found with bitboards; a square where a zeroing move outside
+    /// them may hold is looked at alone ([`SlotMoves::zeroing_moves`]).
+    fn run_first_words<'s>(
+        &'s self,
+        states: &[SideWords; 2],
+        at: &RunAt<'_, N>,
+        squares: Board64,
+        exits: &mut RunExits<'s, N>,
+        visit: &mut impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
+    ) {
+        let RunAt { run, sq, by_side } = *at;
+        let core = &self.core;
+        let last = N - 1;
+        let last_side = core.side_of(last);
+        let occ = by_side[0] | by_side[1];
+        let mut attacks = [0 as Board64; N];
+        for i in 0..last {
+            attacks[i] = core.man_attacks(i, sq[i], occ);
+        }
+        exits.exits.clear();
+        exits.pushes.clear();
+        exits.skip = [0; N];
+        exits.skip_last = [0; N];
+        core.run_exits(sq, by_side, occ, &attacks, exits);
+        core.run_pushes(run, sq, occ, &mut exits.pushes);
+        let empty = core.run_squares(sq, occ) & squares;
+        let attacked = core.run_attacked(sq, occ, &attacks);
+        // One slot's men and attacks, found where the run's sets do not do.
+        let placed = |t: Sq| {
+            let bit = 1u64 << t;
+            let mut sq = *sq;
+            sq[last] = t;
+            let mut by_side = by_side;
+            by_side[last_side] |= bit;
+            let p = Placed {
+                slot: run + u64::from(t),
+                sq,
+                occ: occ | bit,
+                by_side,
+            };
+            let mut all = attacks;
+            for (i, a) in all.iter_mut().enumerate() {
+                if i == last || (*a & bit != 0 && is_slider(core.shared.piece[i])) {
+                    *a = core.man_attacks(i, p.sq[i], p.occ);
+                }
+            }
+            (p, all)
+        };
+        for x in 0..2 {
+            let legal = empty & !attacked[1 - x];
+            let mut tally = [Exits::default(); 64];
+            let mut unknown = None;
+            for exit in exits.exits.iter().filter(|e| e.side == x) {
+                let mut on = core.run_exit_holds(exit, sq, occ, &attacks) & legal;
+                while on != 0 {
+                    let t = on.trailing_zeros() as usize;
+                    on &= on - 1;
+                    let code = exit.code(t, &core.shared.mirror_rank);
+                    self.add_exit(&mut tally[t], &mut unknown, code);
+                }
+            }
+            for push in exits.pushes.iter().filter(|p| p.side == x) {
+                let mut on = legal & !push.path;
+                while on != 0 {
+                    let t = on.trailing_zeros();
+                    on &= on - 1;
+                    let word =
+                        states[1 - x][(push.base + u64::from(t)) as usize].load(Ordering::Relaxed);
+                    if word != NO_POSITION {
+                        tally[t as usize].add(final_value(word).class(self.rule), self.rule);
+                    }
+                }
+            }
+            if let Some(code) = unknown {
+                let error = GenError::Inconsistent {
+                    material: core.shared.material.to_string(),
+                    fen: format!("run {run}: a capture reaches the unknown class code {code}"),
+                };
+                visit(x, run, Err(error));
+                continue;
+            }
+            let elsewhere = core.run_elsewhere(x, sq, by_side, occ, &attacks, exits);
+            for_each_bit(legal, |t| {
+                let word = if elsewhere & (1 << t) != 0 {
+                    let (p, all) = placed(t);
+                    self.first_word(states, &p, x, &all)
+                } else {
+                    let any = || {
+                        let (p, all) = placed(t);
+                        self.any_stays(&p, x, &all)
+                    };
+                    let in_check = attacked[x] & (1 << t) != 0;
+                    let material = &core.shared.material;
+                    first_word(
+                        Stays::Later { any },
+                        tally[usize::from(t)],
+                        in_check,
+                        material,
+                    )
+                };
+                visit(x, run + u64::from(t), word);
+            });
+        }
+    }
+}
+
+/// A run of slots ([`SlotMoves::run_first_words`]): its first slot, and its men but the last
+/// (their squares, and by side the squares they stand on).
+struct RunAt<'a, const N: usize> {
+    run: u64,
+    sq: &'a [Sq; N],
+    by_side: [Board64; 2],
+}
+
+/// The last man's squares `span` of a run, as a set.
+fn span_squares(span: std::ops::Range<u64>) -> Board64 {
+    match span.end - span.start {
+        64 => u64::MAX,
+        len => ((1u64 << len) - 1) << span.start,
+    }
+}
+
 impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
     fn parts(&self) -> Vec<Part> {
         let layout = self.core.shared.layout;
@@ -324,6 +460,12 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         let bits = core.shared.bits;
         let squares = layout.square_count();
         let last = N - 1;
+        let mut scratch = RunExits {
+            exits: Vec::new(),
+            skip: [0; N],
+            skip_last: [0; N],
+            pushes: Vec::new(),
+        };
         // A run at a time: the slots that differ in the last man's square alone.
         let mut next_run = entries.start - entries.start % squares;
         while next_run < entries.end {
@@ -362,6 +504,17 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
             if squares_here == 0 {
                 continue;
             }
+            if self.by_runs {
+                let span = (first - run)..(end - run);
+                let squares = squares_here & span_squares(span);
+                let run_at = RunAt {
+                    run,
+                    sq: &sq,
+                    by_side: outer_by_side,
+                };
+                self.run_first_words(states, &run_at, squares, &mut scratch, &mut visit);
+                continue;
+            }
             for slot in first..end {
                 let t = (slot - run) as Sq;
                 if squares_here & (1 << t) == 0 {
@@ -389,6 +542,19 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
                 }
             }
         }
+    }
+
+    fn count_stays(&self, x: usize, slot: u64) -> u32 {
+        let core = &self.core;
+        let Some(p) = core.place(slot) else {
+            return u32::MAX;
+        };
+        let mut attacks = [0 as Board64; N];
+        for (i, a) in attacks.iter_mut().enumerate() {
+            *a = core.man_attacks(i, p.sq[i], p.occ);
+        }
+        let safety = self.king_safety(&p, x, &attacks);
+        self.visits(&p, x, &safety, &attacks)
     }
 
     fn for_each_parent(
@@ -457,26 +623,50 @@ impl<const N: usize> SlotMoves<'_, N> {
         x: usize,
         attacks: &[Board64; N],
     ) -> Result<(u16, Option<u32>), GenError> {
-        match self.moves_of(states, p, x, attacks)? {
-            Some((stays, exits, in_check)) => {
-                first_word(stays, exits, in_check, &self.core.shared.material)
-            }
-            None => Ok((NO_POSITION, None)),
-        }
+        let Some((exits, in_check)) = self.zeroing_moves(states, p, x, attacks)? else {
+            return Ok((NO_POSITION, None));
+        };
+        let any = || self.any_stays(p, x, attacks);
+        first_word(
+            Stays::Later { any },
+            exits,
+            in_check,
+            &self.core.shared.material,
+        )
     }
 
-    /// The moves of `p` (side `x` to move, `attacks` its men's attacks) as its first word
-    /// reads them: the weighted count of those that stay ([`SlotMoves::visits`]; not counted,
-    /// 0, where a zeroing move wins at once, which decides the word whatever they are), the
-    /// outcomes of the zeroing ones, and whether `x` is in check; `None` if `p` is no position
-    /// (the side not to move in check).
-    fn moves_of(
+    /// Whether a move of `p` (side `x` to move, `attacks` every man's) stays: a legal move of
+    /// a man but a pawn that captures nothing.
+    fn any_stays(&self, p: &Placed<N>, x: usize, attacks: &[Board64; N]) -> bool {
+        let core = &self.core;
+        let safety = self.king_safety(p, x, attacks);
+        core.shared.side_men[x][..core.shared.side_len[x]]
+            .iter()
+            .filter(|&&i| core.shared.piece[i] != Piece::Pawn)
+            .any(|&i| core.legal_of_targets(p, x, i, &safety, attacks[i] & !p.occ) != 0)
+    }
+
+    /// What the other side's men in `p` (`attacks` every man's) mean for side `x`'s king.
+    fn king_safety(&self, p: &Placed<N>, x: usize, attacks: &[Board64; N]) -> counting::KingSafety {
+        let core = &self.core;
+        let king = 1 << p.sq[x];
+        // Only a slider that attacks the king sees further with the king lifted.
+        core.king_safety_from(p, x, |j| match attacks[j] & king {
+            0 => attacks[j],
+            _ => core.man_attacks(j, p.sq[j], p.occ ^ king),
+        })
+    }
+
+    /// The zeroing moves of `p` (side `x` to move, `attacks` its men's attacks) as its first
+    /// word reads them, and whether `x` is in check; `None` if `p` is no position (the side
+    /// not to move in check).
+    fn zeroing_moves(
         &self,
         states: &[SideWords; 2],
         p: &Placed<N>,
         x: usize,
         attacks: &[Board64; N],
-    ) -> Result<Option<(u32, Exits, bool)>, GenError> {
+    ) -> Result<Option<(Exits, bool)>, GenError> {
         let core = &self.core;
         let slot = p.slot;
         let y = 1 - x;
@@ -538,16 +728,7 @@ impl<const N: usize> SlotMoves<'_, N> {
                 fen: format!("slot {slot}: a capture reaches the unknown class code {code}"),
             });
         }
-        if exits.wins_at_once() {
-            return Ok(Some((0, exits, in_check)));
-        }
-        // Only a slider that attacks the king sees further with the king lifted.
-        let safety = core.king_safety_from(p, x, |j| match attacks[j] & king {
-            0 => attacks[j],
-            _ => core.man_attacks(j, p.sq[j], p.occ ^ king),
-        });
-        let stays = self.visits(p, x, &safety, attacks);
-        Ok(Some((stays, exits, in_check)))
+        Ok(Some((exits, in_check)))
     }
 
     /// Counts into `exits` a zeroing move whose smaller table's WDL50 code is `code` (none for
@@ -633,8 +814,8 @@ impl<const N: usize> SlotMoves<'_, N> {
             // Drawn, which a stalemate is: the captures alone if the placement has no move.
             Dtz::Draw => {
                 let attacks = std::array::from_fn(|i| core.man_attacks(i, p.sq[i], p.occ));
-                match self.moves_of(states, &p, x, &attacks)? {
-                    Some((0, moves, _)) if !moves.any() => capture,
+                match self.zeroing_moves(states, &p, x, &attacks)? {
+                    Some((moves, _)) if !moves.any() && !self.any_stays(&p, x, &attacks) => capture,
                     _ => better(Dtz::Draw, capture),
                 }
             }

@@ -344,60 +344,16 @@ impl<const N: usize> Core<'_, N> {
         run: &RunExits<'_, N>,
     ) -> [[Option<u8>; 2]; 64] {
         let last = N - 1;
-        let last_piece = self.shared.piece[last];
         let last_side = self.side_of(last);
-        let bits = &self.shared.bits;
-        // The squares from which the last man attacks `target` (attacks of every piece but the
-        // pawn are symmetric, and the last man blocks none of its own lines).
-        let attackers_of = |target: Sq| match last_piece {
-            Piece::Pawn => bits.pawn_attackers(last_side, target),
-            piece => bits.attacks(piece, target, occ),
-        };
-        let mut empty = self.shared.allowed[last] & !occ;
-        if self.grouped {
-            let mut placed = *sq;
-            let mut rest = empty;
-            while rest != 0 {
-                let t = rest.trailing_zeros() as Sq;
-                rest &= rest - 1;
-                placed[last] = t;
-                if !self.shared.layout.groups_sorted(&placed) {
-                    empty &= !(1 << t);
-                }
-            }
-        }
-        // By side, the last man's squares where that side's king is attacked: by a man of the
-        // run unless the last man stands between them, or by the last man.
-        let mut attacked = [0 as Board64; 2];
-        for (s, attacked) in attacked.iter_mut().enumerate() {
-            let king = sq[s];
-            for &i in &self.shared.side_men[1 - s][..self.shared.side_len[1 - s]] {
-                if i == last {
-                    *attacked |= attackers_of(king);
-                } else if attacks[i] & (1 << king) != 0 {
-                    *attacked |= !bits.between(sq[i], king);
-                }
-            }
-        }
+        let empty = self.run_squares(sq, occ);
+        let attacked = self.run_attacked(sq, occ, attacks);
         let mut codes = [[Some(NONE); 2]; 64];
         for x in 0..2 {
             let y = 1 - x;
             let legal = empty & !attacked[y];
             let mut tally = [ExitTally::default(); 64];
             for exit in run.exits.iter().filter(|e| e.side == x) {
-                let holds = if exit.push {
-                    !exit.target
-                } else if exit.target == 0 {
-                    attacks[exit.capturer]
-                } else {
-                    let target = exit.target.trailing_zeros() as Sq;
-                    if exit.capturer == last {
-                        attackers_of(target)
-                    } else {
-                        !bits.between(sq[exit.capturer], target)
-                    }
-                };
-                let mut on = holds & legal;
+                let mut on = self.run_exit_holds(exit, sq, occ, attacks) & legal;
                 while on != 0 {
                     let t = on.trailing_zeros() as usize;
                     on &= on - 1;
@@ -413,40 +369,7 @@ impl<const N: usize> Core<'_, N> {
                     tally[t as usize].add(self.push_value(x, push.base + u64::from(t)));
                 }
             }
-            // Where an exit that is not among the run's exits and pushes may hold.
-            let mut elsewhere = 0 as Board64;
-            let others = by_side[y] & !(1 << sq[y]);
-            for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
-                let pawn = self.shared.piece[i] == Piece::Pawn;
-                if i == last {
-                    if pawn {
-                        // Its promotions by a push are not among the run's exits.
-                        elsewhere |= bits.promoting(x);
-                    }
-                    let mut targets = others & !run.skip[last];
-                    while targets != 0 {
-                        let target = targets.trailing_zeros() as Sq;
-                        targets &= targets - 1;
-                        elsewhere |= attackers_of(target);
-                    }
-                    continue;
-                }
-                if pawn {
-                    // A promotion not among the run's exits, or a pawn that may promote and
-                    // push without promoting (whose pushes the run leaves out).
-                    let pushes = bits.pawn_pushes(x, sq[i], occ);
-                    let promotions = pushes & bits.last_rank(x);
-                    if promotions & !run.skip[i] != 0 || (promotions != 0 && pushes != promotions) {
-                        elsewhere = !0;
-                    }
-                }
-                if attacks[i] & others & !run.skip[i] != 0 {
-                    elsewhere = !0;
-                }
-                if last_side == y && run.skip_last[i] != u64::MAX {
-                    elsewhere |= attacks[i];
-                }
-            }
+            let elsewhere = self.run_elsewhere(x, sq, by_side, occ, attacks, run);
             let mut rest = legal;
             while rest != 0 {
                 let t = rest.trailing_zeros() as Sq;
@@ -476,6 +399,140 @@ impl<const N: usize> Core<'_, N> {
             }
         }
         codes
+    }
+
+    /// The squares the last man of a run (its other men on `sq`, `occ` theirs) may stand on:
+    /// empty, allowed to his piece, and with identical men in order.
+    pub(super) fn run_squares(&self, sq: &[Sq; N], occ: Board64) -> Board64 {
+        let mut empty = self.shared.allowed[N - 1] & !occ;
+        if self.grouped {
+            let mut placed = *sq;
+            let mut rest = empty;
+            while rest != 0 {
+                let t = rest.trailing_zeros() as Sq;
+                rest &= rest - 1;
+                placed[N - 1] = t;
+                if !self.shared.layout.groups_sorted(&placed) {
+                    empty &= !(1 << t);
+                }
+            }
+        }
+        empty
+    }
+
+    /// The squares from which the last man of a run (its other men on `occ`) attacks
+    /// `target`: the attacks of every piece but the pawn are symmetric, and the last man
+    /// blocks none of his own lines.
+    #[inline(always)]
+    pub(super) fn last_attackers(&self, target: Sq, occ: Board64) -> Board64 {
+        let last = N - 1;
+        match self.shared.piece[last] {
+            Piece::Pawn => self.shared.bits.pawn_attackers(self.side_of(last), target),
+            piece => self.shared.bits.attacks(piece, target, occ),
+        }
+    }
+
+    /// By side, the last man's squares in a run (its other men on `sq`, `occ` and `attacks`
+    /// theirs) where that side's king is attacked: by a man of the run unless the last man
+    /// stands between them, or by the last man.
+    pub(super) fn run_attacked(
+        &self,
+        sq: &[Sq; N],
+        occ: Board64,
+        attacks: &[Board64; N],
+    ) -> [Board64; 2] {
+        let last = N - 1;
+        let mut attacked = [0 as Board64; 2];
+        for (s, attacked) in attacked.iter_mut().enumerate() {
+            let king = sq[s];
+            for &i in &self.shared.side_men[1 - s][..self.shared.side_len[1 - s]] {
+                if i == last {
+                    *attacked |= self.last_attackers(king, occ);
+                } else if attacks[i] & (1 << king) != 0 {
+                    *attacked |= !self.shared.bits.between(sq[i], king);
+                }
+            }
+        }
+        attacked
+    }
+
+    /// The last man's squares in a run (its other men on `sq`, `occ` and `attacks` theirs)
+    /// where the run's `exit` is a move: a capture by a man of the run of another such man
+    /// while the last man does not stand between them, a capture by the last man where he
+    /// attacks the captured man's square, a capture of the last man where the capturing man
+    /// attacks him, a promotion while the last man stands on none of the squares it passes.
+    #[inline(always)]
+    pub(super) fn run_exit_holds(
+        &self,
+        exit: &RunExit<'_>,
+        sq: &[Sq; N],
+        occ: Board64,
+        attacks: &[Board64; N],
+    ) -> Board64 {
+        if exit.push {
+            !exit.target
+        } else if exit.target == 0 {
+            attacks[exit.capturer]
+        } else {
+            let target = exit.target.trailing_zeros() as Sq;
+            if exit.capturer == N - 1 {
+                self.last_attackers(target, occ)
+            } else {
+                !self.shared.bits.between(sq[exit.capturer], target)
+            }
+        }
+    }
+
+    /// The last man's squares in a run (its men but the last on `sq`, `by_side`, `occ` and
+    /// `attacks` theirs, `run` its exits) where a capture or a promotion of side `x` that is
+    /// not among the run's exits may hold: there a slot is classified on its own.
+    pub(super) fn run_elsewhere(
+        &self,
+        x: usize,
+        sq: &[Sq; N],
+        by_side: [Board64; 2],
+        occ: Board64,
+        attacks: &[Board64; N],
+        run: &RunExits<'_, N>,
+    ) -> Board64 {
+        let last = N - 1;
+        let last_side = self.side_of(last);
+        let bits = &self.shared.bits;
+        let y = 1 - x;
+        let mut elsewhere = 0 as Board64;
+        let others = by_side[y] & !(1 << sq[y]);
+        for &i in &self.shared.side_men[x][..self.shared.side_len[x]] {
+            let pawn = self.shared.piece[i] == Piece::Pawn;
+            if i == last {
+                if pawn {
+                    // Its promotions by a push are not among the run's exits.
+                    elsewhere |= bits.promoting(x);
+                }
+                let mut targets = others & !run.skip[last];
+                while targets != 0 {
+                    let target = targets.trailing_zeros() as Sq;
+                    targets &= targets - 1;
+                    elsewhere |= self.last_attackers(target, occ);
+                }
+                continue;
+            }
+            if pawn {
+                // A promotion not among the run's exits, or a pawn that may promote and
+                // push without promoting (whose pushes the run leaves out).
+                let pushes = bits.pawn_pushes(x, sq[i], occ);
+                let promotions = pushes & bits.last_rank(x);
+                if promotions & !run.skip[i] != 0 || (promotions != 0 && pushes != promotions) {
+                    elsewhere = !0;
+                }
+            }
+            if attacks[i] & others & !run.skip[i] != 0 {
+                elsewhere = !0;
+            }
+            if last_side == y && run.skip_last[i] != u64::MAX {
+                elsewhere |= attacks[i];
+            }
+        }
+        elsewhere
     }
 
     /// Fills `run` with the captures and promotions of a run (the men but the last on `sq`,

@@ -27,12 +27,13 @@
 //!   ordered so that every zeroing move reads a value already final: in a smaller table after
 //!   a capture or a promotion, in a part solved before after a push. A table without pawns is
 //!   one part.
-//! * **Init**, a part at a time: each legal position's moves are generated. A zeroing move's
-//!   outcome is read at once; the best of them (for the mover) is kept in the position's word
-//!   as a *kind*, and the moves that stay are counted, each as often as the retrograde step
-//!   will reach the position from the move's child (a weight, `RuleMoves`). Checkmates are
-//!   losses in 0, stalemates draws; a zeroing move into a loss is a win in 1; with no moves
-//!   that stay, the best zeroing move decides.
+//! * **Init**, a part at a time: each legal position's zeroing moves are generated and their
+//!   outcomes read at once; the best of them (for the mover) is kept in the position's word
+//!   as a *kind*. The moves that stay are counted, each as often as the retrograde step will
+//!   reach the position from the move's child (a weight, `RuleMoves`) — by the engine's moves
+//!   now, by the fast core's when the first of them is refuted (`Stays::Later`), as most
+//!   positions never are. Checkmates are losses in 0, stalemates draws; a zeroing move into a
+//!   loss is a win in 1; with no moves that stay, the best zeroing move decides.
 //! * **Depth by depth**, `d = 0, 1, …`, the positions decided at `d` are un-moved by the moves
 //!   that stay: the parents of a loss in `d` still pending become wins in `d + 1`; the parents
 //!   of a win in `d` have their counters lowered, and one whose counter reaches zero — every
@@ -49,7 +50,7 @@ mod plain;
 mod tests;
 
 use crate::fast::words::Words;
-use crate::pending::{kind_of, pending, take, Taken, COUNT_MASK, PENDING};
+use crate::pending::{kind_of, pending, take, Taken, MAX_COUNT, PENDING, UNCOUNTED};
 use crate::{GenError, Observer, Phase};
 use rayon::prelude::*;
 use retro_format::{Dtz, Wdl};
@@ -111,12 +112,6 @@ impl Exits {
         }
     }
 
-    /// Whether a zeroing move counted wins at once (into a loss): the position is won in 1
-    /// ply, whatever its other moves.
-    pub(crate) fn wins_at_once(&self) -> bool {
-        self.win == Some(1)
-    }
-
     /// Whether a zeroing move was counted.
     pub(crate) fn any(&self) -> bool {
         self.any
@@ -134,29 +129,55 @@ impl Exits {
     }
 }
 
-/// A position's first word from its moves: `stays` the weighted count of its moves that stay
-/// (see [`RuleMoves`]), `exits` its zeroing moves, `in_check` whether its side to move is in
-/// check; and the depth at which it is to be un-moved if it is decided now. `material` names
-/// the table in an error.
+/// A position's moves that stay, as its first word takes them.
+pub(crate) enum Stays<F: FnOnce() -> bool> {
+    /// Counted, each with its weight ([`RuleMoves`]).
+    Counted(u32),
+    /// Counted when a pass first takes one off ([`RuleMoves::count_stays`]). `any` says
+    /// whether there is one, and is asked only where the first word depends on it: in check
+    /// or with zeroing moves that all lose (a checkmate, or lost at once by those).
+    Later {
+        /// Whether a move stays.
+        any: F,
+    },
+}
+
+/// A position's first word from its moves: `stays` its moves that stay, `exits` its zeroing
+/// moves, `in_check` whether its side to move is in check; and the depth at which it is to be
+/// un-moved if it is decided now. `material` names the table in an error.
+///
+/// A position whose moves are counted later and that has no move at all without being in
+/// check (stalemate) is left pending: no un-move reaches it, so it ends a draw.
 pub(crate) fn first_word(
-    stays: u32,
+    stays: Stays<impl FnOnce() -> bool>,
     exits: Exits,
     in_check: bool,
     material: &dyn std::fmt::Display,
 ) -> Result<(u16, Option<u32>), GenError> {
-    if stays == 0 && !exits.any {
+    let count = match stays {
+        Stays::Counted(count) => match u16::try_from(count) {
+            Ok(count) if count <= MAX_COUNT => count,
+            _ => {
+                return Err(GenError::Unsupported {
+                    material: material.to_string(),
+                    reason: "too many moves in one position".into(),
+                })
+            }
+        },
+        Stays::Later { any } => {
+            let may_lose = exits.win.is_none() && !exits.draw;
+            match may_lose && (in_check || exits.loss.is_some()) && !any() {
+                true => 0,
+                false => UNCOUNTED,
+            }
+        }
+    };
+    if count == 0 && !exits.any {
         return Ok(match in_check {
             true => (decided(Dtz::Loss(0)), Some(0)),
             false => (decided(Dtz::Draw), None),
         });
     }
-    if stays > u32::from(COUNT_MASK) {
-        return Err(GenError::Unsupported {
-            material: material.to_string(),
-            reason: "too many moves in one position".into(),
-        });
-    }
-    let count = stays as u16;
     Ok(match exits {
         Exits { win: Some(1), .. } => (decided(Dtz::Win(1)), Some(1)),
         Exits { win: Some(_), .. } => (pending(LATE_WIN, count), None),
@@ -190,6 +211,11 @@ pub(crate) trait RuleMoves: Sync {
         level: Option<u8>,
         visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     );
+
+    /// The weighted count of the moves that stay of entry `i`, side `s` to move, a position
+    /// whose first word left them [`Stays::Later`]; more than a word counts (`u32::MAX`) if it
+    /// is no position.
+    fn count_stays(&self, s: usize, i: u64) -> u32;
 
     /// Calls `visit` with every parent of entry `i` (side `s` to move) by a move that stays,
     /// on side `1 − s`, and its weight when `weighted` (any number otherwise); entries that
@@ -416,17 +442,17 @@ fn solve_part(
                         wins.push(j);
                     }
                 });
-                let counted =
-                    moves.for_each_parent_of_all(s, &won, true, |j, weight| {
-                        match subtract(&parents[j as usize], weight, depth, rule) {
-                            Ok(Some(at)) => losses.push((at, j)),
-                            Ok(None) => {}
-                            Err(()) => record(GenError::Inconsistent {
-                                material: name.to_string(),
-                                fen: format!("entry {j}: a counter below zero"),
-                            }),
-                        }
-                    });
+                let counted = moves.for_each_parent_of_all(s, &won, true, |j, weight| {
+                    let count = || moves.count_stays(1 - s, j);
+                    match subtract(&parents[j as usize], weight, depth, rule, count) {
+                        Ok(Some(at)) => losses.push((at, j)),
+                        Ok(None) => {}
+                        Err(()) => record(GenError::Inconsistent {
+                            material: name.to_string(),
+                            fen: format!("entry {j}: its moves miscounted"),
+                        }),
+                    }
+                });
                 for result in [marked, counted] {
                     if let Err(e) = result {
                         record(e);
@@ -479,12 +505,23 @@ fn mark_win(state: &AtomicU16, depth: u32) -> bool {
     false
 }
 
-/// A parent of a win in `depth`: its counter drops by `weight`; at zero it is lost, in
-/// `depth + 1` or, with a zeroing move into a cursed win, in `rule + 1`. Returns the depth at
-/// which the loss is to be un-moved, if it is found now; an error if the counter would drop
-/// below zero.
-fn subtract(state: &AtomicU16, weight: u16, depth: u32, rule: u32) -> Result<Option<u32>, ()> {
-    let kind = match take(state, weight, |kind| matches!(kind, ESCAPE | LATE_WIN)) {
+/// A parent of a win in `depth`: its counter drops by `weight` (its moves counted by `count`
+/// first where they are not yet); at zero it is lost, in `depth + 1` or, with a zeroing move
+/// into a cursed win, in `rule + 1`. Returns the depth at which the loss is to be un-moved, if
+/// it is found now; an error if the counter would drop below zero.
+fn subtract(
+    state: &AtomicU16,
+    weight: u16,
+    depth: u32,
+    rule: u32,
+    count: impl FnOnce() -> u32,
+) -> Result<Option<u32>, ()> {
+    let kind = match take(
+        state,
+        weight,
+        |kind| matches!(kind, ESCAPE | LATE_WIN),
+        count,
+    ) {
         Taken::Untouched | Taken::Counted => return Ok(None),
         Taken::Underflow => return Err(()),
         Taken::Emptied { kind } => kind,

@@ -15,7 +15,8 @@
 //! the position back.
 
 use super::{
-    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, NO_POSITION,
+    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, Stays,
+    NO_POSITION,
 };
 use crate::subtables::Subtables;
 use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer};
@@ -101,16 +102,10 @@ impl Work<'_> {
             .indexer
             .position::<TABLE_MEN>(geo, i, Side::ALL[s])
             .ok_or_else(|| self.inconsistent_index(i))?;
-        let mut stays = 0u32;
         let mut exits = Exits::default();
         let mut error = None;
-        p.for_each_legal_move(geo, None, |mv| {
-            let leaves = mv.captured.is_some() || mv.promotion.is_some();
-            if !leaves && mv.piece != Piece::Pawn {
-                stays += self.weight(&p.play(geo, &mv));
-                return;
-            }
-            match self.reached_class(states, &p.play(geo, &mv), leaves) {
+        let stays = self.stays_and_zeroing(&p, |child, leaves| {
+            match self.reached_class(states, child, leaves) {
                 Ok(class) => exits.add(class, self.rule),
                 Err(e) => error = Some(e),
             }
@@ -119,7 +114,31 @@ impl Work<'_> {
             return Err(e);
         }
         let in_check = p.in_check(geo, p.side_to_move());
-        first_word(stays, exits, in_check, &self.indexer.material())
+        first_word(
+            Stays::Counted::<fn() -> bool>(stays),
+            exits,
+            in_check,
+            &self.indexer.material(),
+        )
+    }
+
+    /// The weighted count of `p`'s legal moves that stay; `zeroing` is called with the child of
+    /// each of its zeroing moves, and whether that leaves the table (a capture or a promotion).
+    fn stays_and_zeroing(
+        &self,
+        p: &TablePosition,
+        mut zeroing: impl FnMut(&TablePosition, bool),
+    ) -> u32 {
+        let mut stays = 0u32;
+        p.for_each_legal_move(self.geo, None, |mv| {
+            let leaves = mv.captured.is_some() || mv.promotion.is_some();
+            let child = p.play(self.geo, &mv);
+            match !leaves && mv.piece != Piece::Pawn {
+                true => stays += self.weight(&child),
+                false => zeroing(&child, leaves),
+            }
+        });
+        stays
     }
 
     fn inconsistent_index(&self, i: u64) -> GenError {
@@ -176,6 +195,16 @@ impl RuleMoves for Work<'_> {
             {
                 visit(s, i, self.first_word(states, s, i));
             }
+        }
+    }
+
+    fn count_stays(&self, s: usize, i: u64) -> u32 {
+        match self
+            .indexer
+            .position::<TABLE_MEN>(self.geo, i, Side::ALL[s])
+        {
+            Some(p) => self.stays_and_zeroing(&p, |_, _| {}),
+            None => u32::MAX,
         }
     }
 

@@ -50,7 +50,7 @@
 
 mod parts;
 
-use crate::pending::{kind_of, pending, take, Taken, COUNT_MASK, PENDING};
+use crate::pending::{kind_of, pending, take, Taken, MAX_COUNT, PENDING};
 use crate::ranks::{agree, OneRank, Partition, Ranks, Traffic};
 use crate::subtables::Subtables;
 use crate::{BuildReport, Builder, CoreKind, GenError, Observer, Phase};
@@ -546,7 +546,7 @@ impl Work<'_> {
                 DRAW
             });
         }
-        if weight > u32::from(COUNT_MASK) {
+        if weight > u32::from(MAX_COUNT) {
             return Err(GenError::Unsupported {
                 material: self.indexer.material().to_string(),
                 reason: "too many moves in one position".into(),
@@ -645,7 +645,10 @@ impl Work<'_> {
         later: &Mutex<Vec<(u32, usize, u64)>>,
     ) -> Result<(), GenError> {
         let state = parents.at(j);
-        let kind = match take(state, weight, |kind| matches!(kind, ESCAPE | CAPTURE_WIN)) {
+        // Every pending word here carries its count from the init pass: one found uncounted
+        // would be inconsistent, which a count of more than a word holds reports.
+        let immune = |kind| matches!(kind, ESCAPE | CAPTURE_WIN);
+        let kind = match take(state, weight, immune, || u32::MAX) {
             Taken::Untouched | Taken::Counted => return Ok(()),
             Taken::Underflow => return Err(self.inconsistent(j, parent_side)),
             Taken::Emptied { kind } => kind,
