@@ -302,20 +302,16 @@ impl<const N: usize> SlotMoves<'_, N> {
     fn run_first_words<'s>(
         &'s self,
         states: &[SideWords; 2],
-        at: &RunAt<'_, N>,
+        at: &RunAt<N>,
         squares: Board64,
         exits: &mut RunExits<'s, N>,
         visit: &mut impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     ) {
-        let RunAt { run, sq, by_side } = *at;
+        let RunAt { run, by_side, .. } = *at;
+        let sq = &at.sq;
         let core = &self.core;
-        let last = N - 1;
-        let last_side = core.side_of(last);
         let occ = by_side[0] | by_side[1];
-        let mut attacks = [0 as Board64; N];
-        for i in 0..last {
-            attacks[i] = core.man_attacks(i, sq[i], occ);
-        }
+        let attacks = core.run_attacks(at);
         exits.exits.clear();
         exits.pushes.clear();
         exits.skip = [0; N];
@@ -325,26 +321,7 @@ impl<const N: usize> SlotMoves<'_, N> {
         let empty = core.run_squares(sq, occ) & squares;
         let attacked = core.run_attacked(sq, occ, &attacks);
         // One slot's men and attacks, found where the run's sets do not do.
-        let placed = |t: Sq| {
-            let bit = 1u64 << t;
-            let mut sq = *sq;
-            sq[last] = t;
-            let mut by_side = by_side;
-            by_side[last_side] |= bit;
-            let p = Placed {
-                slot: run + u64::from(t),
-                sq,
-                occ: occ | bit,
-                by_side,
-            };
-            let mut all = attacks;
-            for (i, a) in all.iter_mut().enumerate() {
-                if i == last || (*a & bit != 0 && is_slider(core.shared.piece[i])) {
-                    *a = core.man_attacks(i, p.sq[i], p.occ);
-                }
-            }
-            (p, all)
-        };
+        let placed = |t: Sq| core.with_last_man(at, &attacks, t);
         for x in 0..2 {
             let legal = empty & !attacked[1 - x];
             let mut tally = [Exits::default(); 64];
@@ -404,11 +381,77 @@ impl<const N: usize> SlotMoves<'_, N> {
 }
 
 /// A run of slots ([`SlotMoves::run_first_words`]): its first slot, and its men but the last
-/// (their squares, and by side the squares they stand on).
-struct RunAt<'a, const N: usize> {
+/// (their squares, the last man's any, and by side the squares they stand on).
+#[derive(Clone, Copy)]
+struct RunAt<const N: usize> {
     run: u64,
-    sq: &'a [Sq; N],
+    sq: [Sq; N],
     by_side: [Board64; 2],
+}
+
+/// The run whose men a pass's task counted the moves of last ([`RuleMoves::count_stays`]):
+/// the next slot of the same run needs only its last man's attacks.
+pub struct RunCache<const N: usize> {
+    run: Option<u64>,
+    at: RunAt<N>,
+    /// The attacks of the men but the last, the last man off the board.
+    attacks: [Board64; N],
+}
+
+impl<const N: usize> Default for RunCache<N> {
+    fn default() -> Self {
+        RunCache {
+            run: None,
+            at: RunAt {
+                run: 0,
+                sq: [0; N],
+                by_side: [0; 2],
+            },
+            attacks: [0; N],
+        }
+    }
+}
+
+impl<const N: usize> Core<'_, N> {
+    /// The attacks of the men but the last of the run `at`, the last man off the board.
+    fn run_attacks(&self, at: &RunAt<N>) -> [Board64; N] {
+        let occ = at.by_side[0] | at.by_side[1];
+        let mut attacks = [0 as Board64; N];
+        for (i, a) in attacks.iter_mut().enumerate().take(N - 1) {
+            *a = self.man_attacks(i, at.sq[i], occ);
+        }
+        attacks
+    }
+
+    /// The slot of the run `at` whose last man stands on `t` (empty), and every man's attacks
+    /// there, from `attacks` those of the others ([`Core::run_attacks`]): a slider's found again
+    /// only where the last man stands on its line.
+    fn with_last_man(
+        &self,
+        at: &RunAt<N>,
+        attacks: &[Board64; N],
+        t: Sq,
+    ) -> (Placed<N>, [Board64; N]) {
+        let last = N - 1;
+        let bit = 1u64 << t;
+        let mut sq = at.sq;
+        sq[last] = t;
+        let mut by_side = at.by_side;
+        by_side[self.side_of(last)] |= bit;
+        let p = Placed {
+            slot: at.run + u64::from(t),
+            sq,
+            occ: by_side[0] | by_side[1],
+            by_side,
+        };
+        let mut all = *attacks;
+        for (i, a) in all.iter_mut().enumerate() {
+            if i == last || (*a & bit != 0 && is_slider(self.shared.piece[i])) {
+                *a = self.man_attacks(i, p.sq[i], p.occ);
+            }
+        }
+        (p, all)
+    }
 }
 
 /// The last man's squares `span` of a run, as a set.
@@ -509,7 +552,7 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
                 let squares = squares_here & span_squares(span);
                 let run_at = RunAt {
                     run,
-                    sq: &sq,
+                    sq,
                     by_side: outer_by_side,
                 };
                 self.run_first_words(states, &run_at, squares, &mut scratch, &mut visit);
@@ -544,15 +587,29 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         }
     }
 
-    fn count_stays(&self, x: usize, slot: u64) -> u32 {
+    type CountCache = RunCache<N>;
+
+    fn count_stays(&self, x: usize, slot: u64, cache: &mut RunCache<N>) -> u32 {
         let core = &self.core;
-        let Some(p) = core.place(slot) else {
-            return u32::MAX;
-        };
-        let mut attacks = [0 as Board64; N];
-        for (i, a) in attacks.iter_mut().enumerate() {
-            *a = core.man_attacks(i, p.sq[i], p.occ);
+        let layout = core.shared.layout;
+        let squares = layout.square_count();
+        let (run, t) = (slot - slot % squares, (slot % squares) as Sq);
+        if cache.run != Some(run) {
+            let sq: [Sq; N] = layout.decode_array(run);
+            let mut by_side = [0 as Board64; 2];
+            for (i, &s) in sq.iter().enumerate().take(N - 1) {
+                by_side[core.side_of(i)] |= 1 << s;
+            }
+            let at = RunAt { run, sq, by_side };
+            cache.attacks = core.run_attacks(&at);
+            cache.at = at;
+            cache.run = Some(run);
         }
+        let outer = cache.at.by_side[0] | cache.at.by_side[1];
+        if outer & (1 << t) != 0 || outer.count_ones() as usize != N - 1 {
+            return u32::MAX;
+        }
+        let (p, attacks) = core.with_last_man(&cache.at, &cache.attacks, t);
         let safety = self.king_safety(&p, x, &attacks);
         self.visits(&p, x, &safety, &attacks)
     }

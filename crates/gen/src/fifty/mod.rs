@@ -212,10 +212,14 @@ pub(crate) trait RuleMoves: Sync {
         visit: impl FnMut(usize, u64, Result<(u16, Option<u32>), GenError>),
     );
 
+    /// What a task of a pass keeps between two [`RuleMoves::count_stays`]: what entries near
+    /// one another share.
+    type CountCache: Default;
+
     /// The weighted count of the moves that stay of entry `i`, side `s` to move, a position
     /// whose first word left them [`Stays::Later`]; more than a word counts (`u32::MAX`) if it
     /// is no position.
-    fn count_stays(&self, s: usize, i: u64) -> u32;
+    fn count_stays(&self, s: usize, i: u64, cache: &mut Self::CountCache) -> u32;
 
     /// Calls `visit` with every parent of entry `i` (side `s` to move) by a move that stays,
     /// on side `1 − s`, and its weight when `weighted` (any number otherwise); entries that
@@ -313,8 +317,8 @@ pub(crate) fn solve_parts(
 /// into `states`: their first words, then the passes of each depth. What is still pending at
 /// the end is drawn, and stays so in `states` (a pending word is a draw, [`final_value`]).
 /// Reports to `observer` as the table `name`.
-fn solve_part(
-    moves: &impl RuleMoves,
+fn solve_part<M: RuleMoves>(
+    moves: &M,
     states: &[SideWords; 2],
     rule: u32,
     part: &Part,
@@ -433,6 +437,7 @@ fn solve_part(
             list.par_sort_unstable();
             list.par_chunks(4096).for_each(|chunk| {
                 let (mut wins, mut losses) = (Vec::new(), Vec::<(u32, u64)>::new());
+                let mut cache = M::CountCache::default();
                 let (lost, won): (Vec<u64>, Vec<u64>) = chunk.iter().partition(|&&i| {
                     let value = final_value(states[s][i as usize].load(Ordering::Relaxed));
                     matches!(value, Dtz::Loss(_))
@@ -443,7 +448,7 @@ fn solve_part(
                     }
                 });
                 let counted = moves.for_each_parent_of_all(s, &won, true, |j, weight| {
-                    let count = || moves.count_stays(1 - s, j);
+                    let count = || moves.count_stays(1 - s, j, &mut cache);
                     match subtract(&parents[j as usize], weight, depth, rule, count) {
                         Ok(Some(at)) => losses.push((at, j)),
                         Ok(None) => {}

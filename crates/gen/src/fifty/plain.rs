@@ -198,7 +198,9 @@ impl RuleMoves for Work<'_> {
         }
     }
 
-    fn count_stays(&self, s: usize, i: u64) -> u32 {
+    type CountCache = ();
+
+    fn count_stays(&self, s: usize, i: u64, _: &mut ()) -> u32 {
         match self
             .indexer
             .position::<TABLE_MEN>(self.geo, i, Side::ALL[s])
