@@ -391,7 +391,7 @@ struct RunAt<const N: usize> {
 
 /// The run whose men a pass's task counted the moves of last ([`RuleMoves::count_stays`]):
 /// the next slot of the same run needs only its last man's attacks.
-pub struct RunCache<const N: usize> {
+pub(crate) struct RunCache<const N: usize> {
     run: Option<u64>,
     at: RunAt<N>,
     /// The attacks of the men but the last, the last man off the board.
