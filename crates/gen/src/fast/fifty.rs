@@ -35,7 +35,7 @@
 
 use super::convert::{ep_stored_index, write_scattered_entries, Kept};
 use super::index_walk::{group_fields, PairWalk, Stretch};
-use super::init::RunExits;
+use super::init::{RunAt, RunExits};
 use super::*;
 use crate::fifty::{
     final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, Stays,
@@ -380,15 +380,6 @@ impl<const N: usize> SlotMoves<'_, N> {
     }
 }
 
-/// A run of slots ([`SlotMoves::run_first_words`]): its first slot, and its men but the last
-/// (their squares, the last man's any, and by side the squares they stand on).
-#[derive(Clone, Copy)]
-struct RunAt<const N: usize> {
-    run: u64,
-    sq: [Sq; N],
-    by_side: [Board64; 2],
-}
-
 /// The run whose men a pass's task counted the moves of last ([`RuleMoves::count_stays`]):
 /// the next slot of the same run needs only its last man's attacks.
 pub(crate) struct RunCache<const N: usize> {
@@ -409,48 +400,6 @@ impl<const N: usize> Default for RunCache<N> {
             },
             attacks: [0; N],
         }
-    }
-}
-
-impl<const N: usize> Core<'_, N> {
-    /// The attacks of the men but the last of the run `at`, the last man off the board.
-    fn run_attacks(&self, at: &RunAt<N>) -> [Board64; N] {
-        let occ = at.by_side[0] | at.by_side[1];
-        let mut attacks = [0 as Board64; N];
-        for (i, a) in attacks.iter_mut().enumerate().take(N - 1) {
-            *a = self.man_attacks(i, at.sq[i], occ);
-        }
-        attacks
-    }
-
-    /// The slot of the run `at` whose last man stands on `t` (empty), and every man's attacks
-    /// there, from `attacks` those of the others ([`Core::run_attacks`]): a slider's found again
-    /// only where the last man stands on its line.
-    fn with_last_man(
-        &self,
-        at: &RunAt<N>,
-        attacks: &[Board64; N],
-        t: Sq,
-    ) -> (Placed<N>, [Board64; N]) {
-        let last = N - 1;
-        let bit = 1u64 << t;
-        let mut sq = at.sq;
-        sq[last] = t;
-        let mut by_side = at.by_side;
-        by_side[self.side_of(last)] |= bit;
-        let p = Placed {
-            slot: at.run + u64::from(t),
-            sq,
-            occ: by_side[0] | by_side[1],
-            by_side,
-        };
-        let mut all = *attacks;
-        for (i, a) in all.iter_mut().enumerate() {
-            if i == last || (*a & bit != 0 && is_slider(self.shared.piece[i])) {
-                *a = self.man_attacks(i, p.sq[i], p.occ);
-            }
-        }
-        (p, all)
     }
 }
 
@@ -515,11 +464,8 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
             let run = next_run;
             next_run += squares;
             let (first, end) = (run.max(entries.start), next_run.min(entries.end));
-            let mut sq: [Sq; N] = layout.decode_array(run);
-            let mut outer_by_side = [0 as Board64; 2];
-            for (i, &s) in sq.iter().enumerate().take(last) {
-                outer_by_side[core.side_of(i)] |= 1 << s;
-            }
+            let run_at = core.run_at(run);
+            let (mut sq, outer_by_side) = (run_at.sq, run_at.by_side);
             let outer_occ = outer_by_side[0] | outer_by_side[1];
             // Men on one square, kings side by side or not as the fold leaves them (the last
             // man no king): no slot of the run is a position.
@@ -550,11 +496,6 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
             if self.by_runs {
                 let span = (first - run)..(end - run);
                 let squares = squares_here & span_squares(span);
-                let run_at = RunAt {
-                    run,
-                    sq,
-                    by_side: outer_by_side,
-                };
                 self.run_first_words(states, &run_at, squares, &mut scratch, &mut visit);
                 continue;
             }
@@ -595,12 +536,7 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         let squares = layout.square_count();
         let (run, t) = (slot - slot % squares, (slot % squares) as Sq);
         if cache.run != Some(run) {
-            let sq: [Sq; N] = layout.decode_array(run);
-            let mut by_side = [0 as Board64; 2];
-            for (i, &s) in sq.iter().enumerate().take(N - 1) {
-                by_side[core.side_of(i)] |= 1 << s;
-            }
-            let at = RunAt { run, sq, by_side };
+            let at = core.run_at(run);
             cache.attacks = core.run_attacks(&at);
             cache.at = at;
             cache.run = Some(run);

@@ -71,6 +71,16 @@ pub(super) struct RunExits<'a, const N: usize> {
     pub(super) pushes: Vec<RunPush>,
 }
 
+/// A run of slots, those that differ in the last man's square alone ([`Core::run_at`]): its
+/// first slot, and its men but the last (their squares, the last man's any, and by side the
+/// squares they stand on).
+#[derive(Clone, Copy)]
+pub(super) struct RunAt<const N: usize> {
+    pub(super) run: u64,
+    pub(super) sq: [Sq; N],
+    pub(super) by_side: [Board64; 2],
+}
+
 impl RunExit<'_> {
     /// Whether the exit is a move when the last man stands on `last`, given the moving man's
     /// attacks there.
@@ -213,11 +223,8 @@ impl<const N: usize> Core<'_, N> {
         while slot < end {
             let run_start = slot - slot % squares;
             let run_end = (run_start + squares).min(end);
-            let mut sq: [Sq; N] = self.shared.layout.decode_array(run_start);
-            let mut outer_by_side = [0 as Board64; 2];
-            for (i, &s) in sq.iter().enumerate().take(last) {
-                outer_by_side[self.side_of(i)] |= 1 << s;
-            }
+            let run_at = self.run_at(run_start);
+            let (mut sq, outer_by_side) = (run_at.sq, run_at.by_side);
             let outer_occ = outer_by_side[0] | outer_by_side[1];
             // Men on one square, a pawn on an end rank, or (the last man not being a king)
             // kings that are not folded or that stand side by side: no slot of the run is a
@@ -233,10 +240,7 @@ impl<const N: usize> Core<'_, N> {
                 slot = run_end;
                 continue;
             }
-            let mut outer_attacks = [0 as Board64; N];
-            for i in 0..last {
-                outer_attacks[i] = self.man_attacks(i, sq[i], outer_occ);
-            }
+            let outer_attacks = self.run_attacks(&run_at);
             exits.clear();
             pushes.clear();
             let mut run = RunExits {
@@ -275,7 +279,10 @@ impl<const N: usize> Core<'_, N> {
                 };
                 let codes = match known {
                     [Some(white), Some(black)] => [white, black],
-                    _ => self.classify_slot(slot, &sq, outer_by_side, &outer_attacks, &run, known),
+                    _ => {
+                        let (p, attacks) = self.with_last_man(&run_at, &outer_attacks, t);
+                        self.classify(&p, &attacks, &run, known)
+                    }
                 };
                 visit(slot, codes);
             }
@@ -285,39 +292,56 @@ impl<const N: usize> Core<'_, N> {
         }
     }
 
-    /// The init codes of `slot` (its men on `sq`) with White and with Black to move, where a
-    /// side's code is not `known` already: the men's attacks are found, those of the run's
-    /// men (`by_side` and `attacks` theirs, without the last man) again only where the last man
-    /// may block them, and the slot is classified ([`Core::classify`]).
-    #[inline(always)]
-    pub(super) fn classify_slot(
-        &self,
-        slot: u64,
-        sq: &[Sq; N],
-        outer_by_side: [Board64; 2],
-        outer_attacks: &[Board64; N],
-        run: &RunExits<'_, N>,
-        known: [Option<u8>; 2],
-    ) -> [u8; 2] {
-        let last = N - 1;
-        let bit = 1u64 << sq[last];
-        let occ = outer_by_side[0] | outer_by_side[1] | bit;
-        let mut by_side = outer_by_side;
-        by_side[self.side_of(last)] |= bit;
-        let mut attacks = *outer_attacks;
-        for i in 0..last {
-            if outer_attacks[i] & bit != 0 && is_slider(self.shared.piece[i]) {
-                attacks[i] = self.shared.bits.attacks(self.shared.piece[i], sq[i], occ);
-            }
+    /// The run of slots that starts at `run` (a multiple of the board's square count): its
+    /// men but the last, decoded.
+    pub(super) fn run_at(&self, run: u64) -> RunAt<N> {
+        let sq: [Sq; N] = self.shared.layout.decode_array(run);
+        let mut by_side = [0 as Board64; 2];
+        for (i, &s) in sq.iter().enumerate().take(N - 1) {
+            by_side[self.side_of(i)] |= 1 << s;
         }
-        attacks[last] = self.man_attacks(last, sq[last], occ);
+        RunAt { run, sq, by_side }
+    }
+
+    /// The attacks of the men but the last of the run `at`, the last man off the board.
+    pub(super) fn run_attacks(&self, at: &RunAt<N>) -> [Board64; N] {
+        let occ = at.by_side[0] | at.by_side[1];
+        let mut attacks = [0 as Board64; N];
+        for (i, a) in attacks.iter_mut().enumerate().take(N - 1) {
+            *a = self.man_attacks(i, at.sq[i], occ);
+        }
+        attacks
+    }
+
+    /// The slot of the run `at` whose last man stands on `t` (empty), and every man's attacks
+    /// there, from `attacks` those of the others ([`Core::run_attacks`]): a slider's found
+    /// again only where the last man stands on one of its lines (a man elsewhere blocks none).
+    #[inline(always)]
+    pub(super) fn with_last_man(
+        &self,
+        at: &RunAt<N>,
+        attacks: &[Board64; N],
+        t: Sq,
+    ) -> (Placed<N>, [Board64; N]) {
+        let last = N - 1;
+        let bit = 1u64 << t;
+        let mut sq = at.sq;
+        sq[last] = t;
+        let mut by_side = at.by_side;
+        by_side[self.side_of(last)] |= bit;
         let p = Placed {
-            slot,
-            sq: *sq,
-            occ,
+            slot: at.run + u64::from(t),
+            sq,
+            occ: by_side[0] | by_side[1],
             by_side,
         };
-        self.classify(&p, &attacks, run, known)
+        let mut all = *attacks;
+        for (i, a) in all.iter_mut().enumerate() {
+            if i == last || (*a & bit != 0 && is_slider(self.shared.piece[i])) {
+                *a = self.man_attacks(i, p.sq[i], p.occ);
+            }
+        }
+        (p, all)
     }
 
     /// The init codes of a run of at least three men (its last man no king), by the last
@@ -333,7 +357,7 @@ impl<const N: usize> Core<'_, N> {
     /// promotion or a push (sliced) while the last man stands on none of the squares it
     /// passes; then the code follows as in [`Core::classify_side`]. `None` where an exit that
     /// is not among the run's may hold: that slot is classified on its own
-    /// ([`Core::classify_slot`]).
+    /// ([`Core::with_last_man`], [`Core::classify`]).
     pub(super) fn classify_run(
         &self,
         run_start: u64,
