@@ -77,6 +77,7 @@ pub mod files;
 pub mod lock;
 pub mod oracle;
 pub mod packed;
+pub mod pair_code;
 
 pub use fifty::{Dtz, TableKind, Wdl};
 pub use files::{
@@ -85,6 +86,7 @@ pub use files::{
 };
 pub use lock::DirectoryLock;
 pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
+pub use pair_code::{PairCode, PairCodeOptions};
 
 use std::fs::File;
 use std::io;

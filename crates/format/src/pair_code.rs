@@ -1,0 +1,725 @@
+//! Pair substitution and canonical Huffman codes, in blocks bounded in bytes: a coder for long
+//! streams of small values that reads any one entry back by decoding part of one block.
+//!
+//! Owns: [`PairCode`] — building the code of a stream ([`PairCode::build`]), its size in bytes
+//! ([`PairCode::stored_bytes`]), reading one entry ([`PairCode::get`]) and a whole stream back
+//! ([`PairCode::decode_all`]).
+//! Must never: know what the values mean. Which entries are don't-cares, and what they are
+//! filled with, is the caller's choice: the coder keeps every value it is given.
+//!
+//! # How a stream is coded
+//!
+//! 1. **Pairs.** Every distinct value is a symbol. Round after round, the pairs of adjacent
+//!    symbols that occur most often become new symbols and replace their occurrences, many
+//!    pairs a round: a pair is taken only if its first symbol is no chosen pair's second and its
+//!    second no chosen pair's first, so that occurrences of two chosen pairs never overlap and
+//!    one scan from the left replaces them all. A symbol stands for at most
+//!    [`PairCodeOptions::max_symbol_entries`] entries, and there are at most
+//!    [`PairCodeOptions::max_symbols`]. Long runs (a table's draws) fold into symbols of
+//!    hundreds of entries within a few rounds.
+//! 2. **Codes.** The symbols left in the stream get a canonical Huffman code of at most
+//!    [`PairCodeOptions::max_code_bits`] bits, shorter codes numerically smaller when read
+//!    from the left.
+//! 3. **Blocks.** Codes are written first bit first into blocks of one size, each holding
+//!    whole symbols and at most 65,536 entries; the rest of a block is zero. A block's entry
+//!    count is kept (two bytes a block). The size is a power of two, the one of those up to
+//!    [`PairCodeOptions::block_bytes`] that stores the stream smallest: a stream of long
+//!    symbols reaches a block's entry limit before it fills a large block.
+//! 4. **Finding an entry.** Every [`PairCode::span`] entries a mark records the block holding
+//!    that entry and its place there; an entry's mark is the one at or before it, and the
+//!    blocks' entry counts lead from there to its block. Its block's symbols are decoded from
+//!    the start, their lengths skipped, and the symbol that holds the entry is descended pair
+//!    by pair to its value.
+//!
+//! This is the scheme of Syzygy's tables (Ronald de Man's generator and the probing code
+//! derived from it), written from its description; its bytes are laid out here in memory, not
+//! in Syzygy's files.
+
+use rayon::prelude::*;
+
+/// The limits a [`PairCode`] is built within.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PairCodeOptions {
+    /// Symbols at most, values and pairs together (Syzygy's files: 4,095).
+    pub max_symbols: usize,
+    /// Entries a symbol may stand for at most (Syzygy's files: 256).
+    pub max_symbol_entries: u32,
+    /// Bytes a block holds at most: the code tries this size and each half of it down to the
+    /// smallest that holds a code, and keeps the one that stores the stream smallest
+    /// ([`PairCode::block_bytes`]; Syzygy's files choose so too).
+    pub block_bytes: usize,
+    /// The longest code, in bits.
+    pub max_code_bits: u8,
+    /// Pairs a round may turn into symbols.
+    pub pairs_per_round: usize,
+    /// How often a pair must occur to become a symbol.
+    pub min_pair_count: u32,
+}
+
+impl Default for PairCodeOptions {
+    fn default() -> Self {
+        PairCodeOptions {
+            max_symbols: 4095,
+            max_symbol_entries: 256,
+            block_bytes: 64,
+            max_code_bits: 32,
+            pairs_per_round: 64,
+            min_pair_count: 16,
+        }
+    }
+}
+
+/// Entries a block holds at most (its count is kept in two bytes).
+pub const MAX_BLOCK_ENTRIES: u32 = 1 << 16;
+
+/// What a symbol stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Symbol {
+    /// One entry of this value.
+    Value(u16),
+    /// The entries of the first symbol, then those of the second.
+    Pair(u16, u16),
+}
+
+/// A canonical Huffman code: by length, the first code and the number of codes, and the
+/// symbols in code order.
+#[derive(Debug, Clone, Default)]
+struct Canonical {
+    /// By length `l` (index `l`), the code after the last of that length, left-justified in
+    /// 64 bits (`0` where no code has that length).
+    limit: Vec<u64>,
+    /// By length, the first code of that length.
+    first: Vec<u64>,
+    /// By length, where its symbols start in `sorted`.
+    start: Vec<u32>,
+    /// The symbols, by length and then by number.
+    sorted: Vec<u16>,
+    /// Each symbol's code length (`0`: no code) and code.
+    codes: Vec<(u8, u64)>,
+}
+
+/// A stream of values coded by pair substitution and canonical Huffman codes in blocks
+/// bounded in bytes (the [module documentation](self) describes the scheme).
+#[derive(Debug, Clone)]
+pub struct PairCode {
+    options: PairCodeOptions,
+    entries: u64,
+    symbols: Vec<Symbol>,
+    /// Entries each symbol stands for.
+    lengths: Vec<u32>,
+    code: Canonical,
+    /// The blocks, `block_bytes` each.
+    data: Vec<u8>,
+    /// Entries each block holds.
+    block_entries: Vec<u32>,
+    /// Entries between marks (a power of two).
+    span: u64,
+    /// By mark `k`: the block holding entry `k × span` and that entry's place there.
+    marks: Vec<(u32, u32)>,
+}
+
+impl PairCode {
+    /// Codes `values` within `options`.
+    ///
+    /// # Panics
+    /// If `options` allow fewer symbols than `values` has distinct values, a block of fewer
+    /// bytes than the longest code, or codes of more than 57 bits.
+    pub fn build(values: &[u16], options: PairCodeOptions) -> PairCode {
+        assert!(options.max_code_bits >= 1 && options.max_code_bits <= 57);
+        assert!(options.block_bytes * 8 >= usize::from(options.max_code_bits));
+        // The values, as symbols numbered in order of value.
+        let mut present = vec![false; 1 << 16];
+        for &v in values {
+            present[usize::from(v)] = true;
+        }
+        let mut symbols: Vec<Symbol> = (0..=u16::MAX)
+            .filter(|&v| present[usize::from(v)])
+            .map(Symbol::Value)
+            .collect();
+        assert!(
+            symbols.len() <= options.max_symbols.max(1),
+            "{} distinct values, {} symbols allowed",
+            symbols.len(),
+            options.max_symbols
+        );
+        let mut number = vec![0u16; 1 << 16];
+        for (s, symbol) in symbols.iter().enumerate() {
+            if let Symbol::Value(v) = symbol {
+                number[usize::from(*v)] = s as u16;
+            }
+        }
+        let mut stream: Vec<u16> = values.iter().map(|&v| number[usize::from(v)]).collect();
+        let mut lengths = vec![1u32; symbols.len()];
+        substitute_pairs(&mut stream, &mut symbols, &mut lengths, &options);
+        let mut counts = vec![0u64; symbols.len()];
+        for &s in &stream {
+            counts[usize::from(s)] += 1;
+        }
+        let code = Canonical::new(&counts, options.max_code_bits);
+        // Blocks of each size from the smallest that holds a code up to `block_bytes`, in
+        // powers of two; the size that stores smallest is kept (a stream of long symbols fills
+        // small blocks before it reaches a block's entry limit).
+        let smallest = usize::from(options.max_code_bits)
+            .div_ceil(8)
+            .next_power_of_two();
+        let mut best: Option<(Vec<u8>, Vec<u32>, usize)> = None;
+        let mut block_bytes = options.block_bytes;
+        while block_bytes >= smallest {
+            let (data, block_entries) = write_blocks(&stream, &lengths, &code, block_bytes);
+            let bytes = data.len() + 8 * block_entries.len();
+            if best
+                .as_ref()
+                .is_none_or(|(d, b, _)| bytes < d.len() + 8 * b.len())
+            {
+                best = Some((data, block_entries, block_bytes));
+            }
+            if block_bytes % 2 == 1 {
+                break;
+            }
+            block_bytes /= 2;
+        }
+        let (data, block_entries, block_bytes) = best.expect("a block size");
+        let options = PairCodeOptions {
+            block_bytes,
+            ..options
+        };
+        let entries = values.len() as u64;
+        let span = mark_span(entries, block_entries.len());
+        let marks = place_marks(&block_entries, entries, span);
+        PairCode {
+            options,
+            entries,
+            symbols,
+            lengths,
+            code,
+            data,
+            block_entries,
+            span,
+            marks,
+        }
+    }
+
+    /// Entries in the stream.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// The symbols, values and pairs.
+    pub fn symbol_count(&self) -> usize {
+        self.symbols.len()
+    }
+
+    /// The blocks.
+    pub fn block_count(&self) -> usize {
+        self.block_entries.len()
+    }
+
+    /// Bytes a block holds.
+    pub fn block_bytes(&self) -> usize {
+        self.options.block_bytes
+    }
+
+    /// Entries between two marks.
+    pub fn span(&self) -> u64 {
+        self.span
+    }
+
+    /// The bytes the code takes when stored as Syzygy's files store it: the blocks, two bytes
+    /// a block for its entry count, six a mark, three a symbol, and by code length eight bytes
+    /// for its first code and two for its symbols' start.
+    pub fn stored_bytes(&self) -> u64 {
+        self.data.len() as u64
+            + 2 * self.block_entries.len() as u64
+            + 6 * self.marks.len() as u64
+            + 3 * self.symbols.len() as u64
+            + 10 * self.code.first.len() as u64
+    }
+
+    /// The value of entry `index`, or `None` past the end.
+    pub fn get(&self, index: u64) -> Option<u16> {
+        if index >= self.entries {
+            return None;
+        }
+        let mark = (index / self.span) as usize;
+        let (mut block, place) = self.marks[mark];
+        let mut offset = u64::from(place) + index % self.span;
+        while offset >= u64::from(self.block_entries[block as usize]) {
+            offset -= u64::from(self.block_entries[block as usize]);
+            block += 1;
+        }
+        let mut bits = BitReader::new(self.block(block as usize));
+        let mut offset = offset as u32;
+        loop {
+            let symbol = self.code.decode(&mut bits);
+            let length = self.lengths[usize::from(symbol)];
+            if offset < length {
+                return Some(self.descend(symbol, offset));
+            }
+            offset -= length;
+        }
+    }
+
+    /// Every value of the stream, in order, decoded block by block.
+    pub fn decode_all(&self) -> Vec<u16> {
+        let mut out = Vec::with_capacity(self.entries as usize);
+        for (block, &count) in self.block_entries.iter().enumerate() {
+            let mut bits = BitReader::new(self.block(block));
+            let end = out.len() + count as usize;
+            while out.len() < end {
+                let symbol = self.code.decode(&mut bits);
+                self.expand(symbol, &mut out);
+            }
+        }
+        out
+    }
+
+    fn block(&self, block: usize) -> &[u8] {
+        let b = self.options.block_bytes;
+        &self.data[block * b..(block + 1) * b]
+    }
+
+    /// The value of entry `offset` of `symbol`.
+    fn descend(&self, mut symbol: u16, mut offset: u32) -> u16 {
+        loop {
+            match self.symbols[usize::from(symbol)] {
+                Symbol::Value(v) => return v,
+                Symbol::Pair(first, second) => {
+                    let left = self.lengths[usize::from(first)];
+                    if offset < left {
+                        symbol = first;
+                    } else {
+                        offset -= left;
+                        symbol = second;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends the values `symbol` stands for to `out`.
+    fn expand(&self, symbol: u16, out: &mut Vec<u16>) {
+        let mut stack = vec![symbol];
+        while let Some(s) = stack.pop() {
+            match self.symbols[usize::from(s)] {
+                Symbol::Value(v) => out.push(v),
+                Symbol::Pair(first, second) => {
+                    stack.push(second);
+                    stack.push(first);
+                }
+            }
+        }
+    }
+}
+
+/// Replaces the most frequent pairs of `stream` by new symbols, round after round, within
+/// `options` (step 1 of the [module documentation](self)).
+fn substitute_pairs(
+    stream: &mut Vec<u16>,
+    symbols: &mut Vec<Symbol>,
+    lengths: &mut Vec<u32>,
+    options: &PairCodeOptions,
+) {
+    let max_symbols = options.max_symbols.min(1 << 16);
+    while symbols.len() < max_symbols && stream.len() >= 2 {
+        let n = symbols.len();
+        // Pair counts, a table a task over a piece of the stream, then added up.
+        let piece = (stream.len() / rayon::current_num_threads().max(1)).max(1 << 16);
+        let counts = stream
+            .par_chunks(piece)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let mut counts = vec![0u32; n * n];
+                // The pair across the piece's start is counted by this piece.
+                let from = if k == 0 {
+                    None
+                } else {
+                    Some(stream[k * piece - 1])
+                };
+                let mut previous = from;
+                for &s in chunk {
+                    if let Some(p) = previous {
+                        let c = &mut counts[usize::from(p) * n + usize::from(s)];
+                        *c = c.saturating_add(1);
+                    }
+                    previous = Some(s);
+                }
+                counts
+            })
+            .reduce_with(|mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x = x.saturating_add(y);
+                }
+                a
+            })
+            .unwrap_or_default();
+        let mut candidates: Vec<(u32, u16, u16)> = counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c >= options.min_pair_count.max(2))
+            .map(|(at, &c)| (c, (at / n) as u16, (at % n) as u16))
+            .filter(|&(_, a, b)| {
+                lengths[usize::from(a)] + lengths[usize::from(b)] <= options.max_symbol_entries
+            })
+            .collect();
+        candidates.sort_unstable_by(|x, y| y.cmp(x));
+        let mut is_first = vec![false; n];
+        let mut is_second = vec![false; n];
+        let mut replace = vec![u16::MAX; n * n];
+        let room = (max_symbols - n).min(options.pairs_per_round.max(1));
+        let mut chosen = 0;
+        for &(_, a, b) in &candidates {
+            if chosen == room {
+                break;
+            }
+            let (ai, bi) = (usize::from(a), usize::from(b));
+            if is_second[ai] || is_first[bi] {
+                continue;
+            }
+            is_first[ai] = true;
+            is_second[bi] = true;
+            replace[ai * n + bi] = symbols.len() as u16;
+            lengths.push(lengths[ai] + lengths[bi]);
+            symbols.push(Symbol::Pair(a, b));
+            chosen += 1;
+        }
+        if chosen == 0 {
+            break;
+        }
+        let mut read = 0;
+        let mut write = 0;
+        while read < stream.len() {
+            let s = stream[read];
+            if read + 1 < stream.len() {
+                let r = replace[usize::from(s) * n + usize::from(stream[read + 1])];
+                if r != u16::MAX {
+                    stream[write] = r;
+                    write += 1;
+                    read += 2;
+                    continue;
+                }
+            }
+            stream[write] = s;
+            write += 1;
+            read += 1;
+        }
+        stream.truncate(write);
+    }
+}
+
+impl Canonical {
+    /// The canonical code of symbols occurring `counts` times, at most `max_bits` long.
+    fn new(counts: &[u64], max_bits: u8) -> Canonical {
+        let bits = code_lengths(counts, max_bits);
+        let longest = bits.iter().copied().max().unwrap_or(0);
+        let mut per_length = vec![0u32; usize::from(longest) + 1];
+        for &b in &bits {
+            if b > 0 {
+                per_length[usize::from(b)] += 1;
+            }
+        }
+        let mut sorted: Vec<u16> = (0..counts.len() as u16)
+            .filter(|&s| bits[usize::from(s)] > 0)
+            .collect();
+        sorted.sort_by_key(|&s| (bits[usize::from(s)], s));
+        let mut first = vec![0u64; usize::from(longest) + 1];
+        let mut limit = vec![0u64; usize::from(longest) + 1];
+        let mut start = vec![0u32; usize::from(longest) + 1];
+        let mut code = 0u64;
+        let mut at = 0u32;
+        for l in 1..=usize::from(longest) {
+            first[l] = code;
+            start[l] = at;
+            let end = code + u64::from(per_length[l]);
+            limit[l] = if per_length[l] == 0 {
+                0
+            } else {
+                end << (64 - l)
+            };
+            // A full code ends on all ones: its last limit wraps to zero, so it is kept as
+            // the largest value instead.
+            if per_length[l] > 0 && end << (64 - l) == 0 {
+                limit[l] = u64::MAX;
+            }
+            at += per_length[l];
+            code = end << 1;
+        }
+        let mut codes = vec![(0u8, 0u64); counts.len()];
+        let mut next = first.clone();
+        for &s in &sorted {
+            let l = usize::from(bits[usize::from(s)]);
+            codes[usize::from(s)] = (l as u8, next[l]);
+            next[l] += 1;
+        }
+        Canonical {
+            limit,
+            first,
+            start,
+            sorted,
+            codes,
+        }
+    }
+
+    /// The next symbol of `bits`.
+    #[inline]
+    fn decode(&self, bits: &mut BitReader<'_>) -> u16 {
+        let window = bits.peek();
+        let mut l = 1;
+        while self.limit[l] == 0 || window >= self.limit[l] {
+            l += 1;
+            if l == self.limit.len() {
+                // Only a damaged block gets here; its last length is the best guess.
+                l -= 1;
+                break;
+            }
+        }
+        let code = window >> (64 - l);
+        bits.skip(l as u32);
+        let k = self.start[l] as u64 + (code - self.first[l]);
+        self.sorted[(k as usize).min(self.sorted.len() - 1)]
+    }
+}
+
+/// Huffman code lengths for `counts` (0 where a count is 0), none longer than `max_bits`: a
+/// Huffman tree built from the counts, built again from halved counts while it is too deep.
+/// A lone symbol gets one bit.
+fn code_lengths(counts: &[u64], max_bits: u8) -> Vec<u8> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let used: Vec<usize> = (0..counts.len()).filter(|&s| counts[s] > 0).collect();
+    let mut bits = vec![0u8; counts.len()];
+    if used.len() == 1 {
+        bits[used[0]] = 1;
+        return bits;
+    }
+    let mut weights: Vec<u64> = used.iter().map(|&s| counts[s]).collect();
+    loop {
+        // Nodes: the used symbols, then the tree's inner nodes; each node's parent.
+        let mut parent = vec![usize::MAX; 2 * used.len()];
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = weights
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| Reverse((w, i)))
+            .collect();
+        let mut next = used.len();
+        while heap.len() > 1 {
+            let Reverse((wa, a)) = heap.pop().expect("two nodes");
+            let Reverse((wb, b)) = heap.pop().expect("two nodes");
+            parent[a] = next;
+            parent[b] = next;
+            heap.push(Reverse((wa + wb, next)));
+            next += 1;
+        }
+        let mut depth = vec![0u8; next];
+        for node in (0..next - 1).rev() {
+            depth[node] = depth[parent[node]] + 1;
+        }
+        if depth[..used.len()].iter().all(|&d| d <= max_bits) {
+            for (i, &s) in used.iter().enumerate() {
+                bits[s] = depth[i];
+            }
+            return bits;
+        }
+        for w in &mut weights {
+            *w = (*w).div_ceil(2);
+        }
+    }
+}
+
+/// Writes `stream`'s codes into blocks of `block_bytes` (step 3 of the
+/// [module documentation](self)); returns the blocks and each block's entry count.
+fn write_blocks(
+    stream: &[u16],
+    lengths: &[u32],
+    code: &Canonical,
+    block_bytes: usize,
+) -> (Vec<u8>, Vec<u32>) {
+    let capacity = block_bytes as u64 * 8;
+    let mut data = Vec::new();
+    let mut block_entries = Vec::new();
+    let mut block = vec![0u8; block_bytes];
+    let (mut used, mut entries) = (0u64, 0u32);
+    for &s in stream {
+        let (l, c) = code.codes[usize::from(s)];
+        let length = lengths[usize::from(s)];
+        if used + u64::from(l) > capacity || entries + length > MAX_BLOCK_ENTRIES {
+            data.extend_from_slice(&block);
+            block_entries.push(entries);
+            block.fill(0);
+            used = 0;
+            entries = 0;
+        }
+        for k in 0..u64::from(l) {
+            if c >> (u64::from(l) - 1 - k) & 1 == 1 {
+                let at = used + k;
+                block[(at / 8) as usize] |= 0x80 >> (at % 8);
+            }
+        }
+        used += u64::from(l);
+        entries += length;
+    }
+    if entries > 0 {
+        data.extend_from_slice(&block);
+        block_entries.push(entries);
+    }
+    (data, block_entries)
+}
+
+/// Entries between marks: the power of two nearest above the mean entries a block holds.
+fn mark_span(entries: u64, blocks: usize) -> u64 {
+    let mean = entries.div_ceil(blocks.max(1) as u64).max(1);
+    mean.next_power_of_two()
+}
+
+/// By mark `k`, the block holding entry `k × span` and its place there.
+fn place_marks(block_entries: &[u32], entries: u64, span: u64) -> Vec<(u32, u32)> {
+    let mut marks = Vec::with_capacity(entries.div_ceil(span) as usize);
+    let mut block_start = 0u64;
+    let mut block = 0usize;
+    let mut next = 0u64;
+    while next < entries {
+        while block_start + u64::from(block_entries[block]) <= next {
+            block_start += u64::from(block_entries[block]);
+            block += 1;
+        }
+        marks.push((block as u32, (next - block_start) as u32));
+        next += span;
+    }
+    marks
+}
+
+/// Bits read first bit first from a block, zeros past its end.
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    /// Bits read so far.
+    at: u64,
+}
+
+impl<'a> BitReader<'a> {
+    fn new(bytes: &'a [u8]) -> BitReader<'a> {
+        BitReader { bytes, at: 0 }
+    }
+
+    /// The next 64 bits, the first of them highest.
+    #[inline]
+    fn peek(&self) -> u64 {
+        let byte = (self.at / 8) as usize;
+        let mut window = [0u8; 8];
+        if byte < self.bytes.len() {
+            let end = (byte + 8).min(self.bytes.len());
+            window[..end - byte].copy_from_slice(&self.bytes[byte..end]);
+        }
+        let high = u64::from_be_bytes(window) << (self.at % 8);
+        let shift = self.at % 8;
+        if shift == 0 {
+            return high;
+        }
+        let low = self.bytes.get(byte + 8).copied().unwrap_or(0);
+        high | u64::from(low) >> (8 - shift)
+    }
+
+    #[inline]
+    fn skip(&mut self, bits: u32) {
+        self.at += u64::from(bits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream alike a table's: long runs of one value, stretches of many, a rare value.
+    fn table_like(entries: usize, seed: u64) -> Vec<u16> {
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut values = Vec::with_capacity(entries);
+        while values.len() < entries {
+            let r = next();
+            let run = (r % 700) as usize + 1;
+            let v = match r >> 60 {
+                0..=9 => 1,
+                10..=13 => (r >> 20) as u16 % 40 + 2,
+                _ => (r >> 30) as u16 % 300 + 2,
+            };
+            for k in 0..run.min(entries - values.len()) {
+                values.push(if v > 1 && k % 3 == 1 { v + 1 } else { v });
+            }
+        }
+        values
+    }
+
+    fn small() -> PairCodeOptions {
+        PairCodeOptions {
+            max_symbols: 600,
+            block_bytes: 16,
+            min_pair_count: 2,
+            ..PairCodeOptions::default()
+        }
+    }
+
+    #[test]
+    fn every_entry_reads_back_one_by_one_and_whole() {
+        for (entries, seed) in [(1, 3), (2, 5), (1000, 7), (200_000, 11)] {
+            let values = table_like(entries, seed);
+            let code = PairCode::build(&values, small());
+            assert_eq!(code.decode_all(), values, "{entries} entries");
+            for (i, &v) in values.iter().enumerate() {
+                assert_eq!(code.get(i as u64), Some(v), "entry {i} of {entries}");
+            }
+            assert_eq!(code.get(values.len() as u64), None);
+        }
+    }
+
+    #[test]
+    fn runs_fold_into_long_symbols_and_few_blocks() {
+        // A million draws and a stretch of wins: a few hundred bytes, not a million.
+        let mut values = vec![1u16; 1_000_000];
+        values[500_000..500_100].fill(2);
+        let code = PairCode::build(&values, PairCodeOptions::default());
+        assert!(code.stored_bytes() < 2_000, "{} bytes", code.stored_bytes());
+        assert!(code.block_count() < 40, "{} blocks", code.block_count());
+        for i in [0, 499_999, 500_000, 500_099, 500_100, 999_999] {
+            assert_eq!(code.get(i), Some(values[i as usize]));
+        }
+    }
+
+    #[test]
+    fn limits_are_kept() {
+        let values = table_like(300_000, 13);
+        let options = PairCodeOptions {
+            max_symbols: 400,
+            max_symbol_entries: 8,
+            max_code_bits: 12,
+            block_bytes: 8,
+            ..small()
+        };
+        let code = PairCode::build(&values, options);
+        assert!(code.symbol_count() <= 400);
+        assert!(code.lengths.iter().all(|&l| l <= 8));
+        assert!(code.code.codes.iter().all(|&(l, _)| l <= 12));
+        assert!(code.block_entries.iter().all(|&e| e <= MAX_BLOCK_ENTRIES));
+        assert_eq!(code.decode_all(), values);
+    }
+
+    #[test]
+    fn code_lengths_form_a_prefix_code() {
+        // Kraft's sum of a complete code is one; the limit of 4 bits forces a flatter code
+        // than the counts ask for.
+        let counts = [1u64, 1, 2, 4, 8, 16, 32, 64, 0, 128];
+        for max in [4u8, 9, 32] {
+            let bits = code_lengths(&counts, max);
+            assert!(bits.iter().all(|&b| b <= max));
+            assert_eq!(bits[8], 0);
+            let kraft: f64 = bits
+                .iter()
+                .filter(|&&b| b > 0)
+                .map(|&b| 0.5f64.powi(i32::from(b)))
+                .sum();
+            assert!((kraft - 1.0).abs() < 1e-12, "{bits:?}");
+        }
+    }
+}
