@@ -2,7 +2,8 @@
 //! a side at a time, beside the packed files' sizes: the figures docs/packing.md gives for the
 //! coder.
 //!
-//! `cargo run --release -p retro-format --example pair_code_sizes -- [--fill] [--block BYTES] FILE…`
+//! `cargo run --release -p retro-format --example pair_code_sizes -- [--fill] [--fill-draws]
+//! [--block BYTES] [--pairs-per-round N] FILE…`
 //!
 //! A packed file (`.rtbz`) is coded in the order of digits its packer chose for each side.
 //!
@@ -18,12 +19,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut fill = false;
     let mut fill_draws = false;
     let mut block = None;
+    let mut pairs_per_round = PairCodeOptions::default().pairs_per_round;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--fill" => fill = true,
             "--fill-draws" => fill_draws = true,
+            "--pairs-per-round" => {
+                pairs_per_round = args
+                    .next()
+                    .ok_or("--pairs-per-round needs a count")?
+                    .parse()?
+            }
             "--block" => block = Some(args.next().ok_or("--block needs a size")?.parse()?),
             _ => files.push(PathBuf::from(arg)),
         }
@@ -48,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         let options = PairCodeOptions {
             block_bytes,
+            pairs_per_round,
             ..PairCodeOptions::default()
         };
         let mut sides = Vec::new();

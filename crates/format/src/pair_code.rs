@@ -96,7 +96,12 @@ struct Canonical {
     sorted: Vec<u16>,
     /// Each symbol's code length (`0`: no code) and code.
     codes: Vec<(u8, u64)>,
+    /// By a code's first [`LOOKUP_BITS`] bits, the shortest length it may have.
+    shortest: Vec<u8>,
 }
+
+/// The bits of a code that [`Canonical::shortest`] is indexed by.
+const LOOKUP_BITS: u32 = 10;
 
 /// A stream of values coded by pair substitution and canonical Huffman codes in blocks
 /// bounded in bytes (the [module documentation](self) describes the scheme).
@@ -450,28 +455,45 @@ impl Canonical {
             codes[usize::from(s)] = (l as u8, next[l]);
             next[l] += 1;
         }
-        Canonical {
+        let mut code = Canonical {
             limit,
             first,
             start,
             sorted,
             codes,
+            shortest: Vec::new(),
+        };
+        // The limits grow with the length among the lengths that have codes, so the length
+        // found for a prefix followed by zeros is the shortest of every code with that prefix.
+        code.shortest = (0..1u64 << LOOKUP_BITS)
+            .map(|prefix| code.length_from(prefix << (64 - LOOKUP_BITS), 1) as u8)
+            .collect();
+        code
+    }
+
+    /// The length of the code at the head of `window`, trying lengths from `from` up.
+    #[inline]
+    fn length_from(&self, window: u64, from: usize) -> usize {
+        let mut l = from.max(1);
+        if l >= self.limit.len() {
+            return self.limit.len().saturating_sub(1).max(1);
         }
+        while self.limit[l] == 0 || window >= self.limit[l] {
+            l += 1;
+            if l == self.limit.len() {
+                // Only a damaged block gets here; its last length is the best guess.
+                return l - 1;
+            }
+        }
+        l
     }
 
     /// The next symbol of `bits`.
     #[inline]
     fn decode(&self, bits: &mut BitReader<'_>) -> u16 {
         let window = bits.peek();
-        let mut l = 1;
-        while self.limit[l] == 0 || window >= self.limit[l] {
-            l += 1;
-            if l == self.limit.len() {
-                // Only a damaged block gets here; its last length is the best guess.
-                l -= 1;
-                break;
-            }
-        }
+        let from = self.shortest[(window >> (64 - LOOKUP_BITS)) as usize];
+        let l = self.length_from(window, usize::from(from));
         let code = window >> (64 - l);
         bits.skip(l as u32);
         let k = self.start[l] as u64 + (code - self.first[l]);
@@ -590,36 +612,49 @@ fn place_marks(block_entries: &[u32], entries: u64, span: u64) -> Vec<(u32, u32)
 /// Bits read first bit first from a block, zeros past its end.
 struct BitReader<'a> {
     bytes: &'a [u8],
-    /// Bits read so far.
-    at: u64,
+    /// The next byte to take into `window`.
+    next: usize,
+    /// The bits not yet read, the first of them highest; at least 57 of them are the block's
+    /// (or zeros past its end).
+    window: u64,
+    /// How many of `window`'s bits are loaded.
+    loaded: u32,
 }
 
 impl<'a> BitReader<'a> {
     fn new(bytes: &'a [u8]) -> BitReader<'a> {
-        BitReader { bytes, at: 0 }
+        let mut reader = BitReader {
+            bytes,
+            next: 0,
+            window: 0,
+            loaded: 0,
+        };
+        reader.refill();
+        reader
     }
 
-    /// The next 64 bits, the first of them highest.
+    #[inline]
+    fn refill(&mut self) {
+        while self.loaded <= 56 {
+            let byte = self.bytes.get(self.next).copied().unwrap_or(0);
+            self.window |= u64::from(byte) << (56 - self.loaded);
+            self.next += 1;
+            self.loaded += 8;
+        }
+    }
+
+    /// The next bits, the first of them highest (at least 57 of them meaningful).
     #[inline]
     fn peek(&self) -> u64 {
-        let byte = (self.at / 8) as usize;
-        let mut window = [0u8; 8];
-        if byte < self.bytes.len() {
-            let end = (byte + 8).min(self.bytes.len());
-            window[..end - byte].copy_from_slice(&self.bytes[byte..end]);
-        }
-        let high = u64::from_be_bytes(window) << (self.at % 8);
-        let shift = self.at % 8;
-        if shift == 0 {
-            return high;
-        }
-        let low = self.bytes.get(byte + 8).copied().unwrap_or(0);
-        high | u64::from(low) >> (8 - shift)
+        self.window
     }
 
+    /// Passes `bits` bits (at most 57).
     #[inline]
     fn skip(&mut self, bits: u32) {
-        self.at += u64::from(bits);
+        self.window <<= bits;
+        self.loaded -= bits;
+        self.refill();
     }
 }
 
