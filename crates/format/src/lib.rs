@@ -2,9 +2,9 @@
 //!
 //! Owns: the on-disk layout of one table (one material, one board, both sides to move), its
 //! value encoding, the atomic writer and the checked, memory-mapped reader of raw tables (this
-//! module); packed tables, the same values compressed in blocks ([`packed`]); file names and
-//! atomic writes ([`files`]); the lock of a directory being written ([`lock`]); oracle files
-//! ([`oracle`]).
+//! module); packed tables, the same values compressed in blocks ([`packed`]); the pair
+//! substitution coder of a stream of values ([`pair_code`]); file names and atomic writes
+//! ([`files`]); the lock of a directory being written ([`lock`]); oracle files ([`oracle`]).
 //! Must never: depend on the engine or the generator — `retro-verify` reads tables through this
 //! crate alone, and computes positions' offsets from the documented index scheme itself.
 //!
