@@ -40,7 +40,8 @@ use rayon::prelude::*;
 /// The limits a [`PairCode`] is built within.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PairCodeOptions {
-    /// Symbols at most, values and pairs together (Syzygy's files: 4,095).
+    /// Symbols at most, values and pairs together (Syzygy's files: 4,095); no more than
+    /// 4,096 are made, the pair counts of a round being a table of symbols squared.
     pub max_symbols: usize,
     /// Entries a symbol may stand for at most (Syzygy's files: 256).
     pub max_symbol_entries: u32,
@@ -68,6 +69,9 @@ impl Default for PairCodeOptions {
         }
     }
 }
+
+/// Symbols a code makes at most ([`PairCodeOptions::max_symbols`]).
+pub const MAX_SYMBOLS: usize = 1 << 12;
 
 /// Entries a block holds at most (its count is kept in two bytes).
 pub const MAX_BLOCK_ENTRIES: u32 = 1 << 16;
@@ -324,7 +328,7 @@ fn substitute_pairs(
     lengths: &mut Vec<u32>,
     options: &PairCodeOptions,
 ) {
-    let max_symbols = options.max_symbols.min(1 << 16);
+    let max_symbols = options.max_symbols.min(MAX_SYMBOLS);
     while symbols.len() < max_symbols && stream.len() >= 2 {
         let n = symbols.len();
         // Pair counts, a table a task over a piece of the stream, then added up.
@@ -503,12 +507,15 @@ impl Canonical {
 
 /// Huffman code lengths for `counts` (0 where a count is 0), none longer than `max_bits`: a
 /// Huffman tree built from the counts, built again from halved counts while it is too deep.
-/// A lone symbol gets one bit.
+/// A lone symbol gets one bit; no symbol, no code.
 fn code_lengths(counts: &[u64], max_bits: u8) -> Vec<u8> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let used: Vec<usize> = (0..counts.len()).filter(|&s| counts[s] > 0).collect();
     let mut bits = vec![0u8; counts.len()];
+    if used.is_empty() {
+        return bits;
+    }
     if used.len() == 1 {
         bits[used[0]] = 1;
         return bits;
@@ -707,6 +714,15 @@ mod tests {
             }
             assert_eq!(code.get(values.len() as u64), None);
         }
+    }
+
+    #[test]
+    fn an_empty_stream_has_no_entry() {
+        let code = PairCode::build(&[], PairCodeOptions::default());
+        assert_eq!(code.entries(), 0);
+        assert_eq!(code.block_count(), 0);
+        assert_eq!(code.get(0), None);
+        assert!(code.decode_all().is_empty());
     }
 
     #[test]
