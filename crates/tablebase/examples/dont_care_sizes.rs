@@ -16,7 +16,8 @@
 //! distance is then one ply). Each don't-care is filled with the value before it in the
 //! stream where that is allowed, else with its own value.
 
-use rayon::prelude::*;
+mod common;
+
 use retro_engine::{Indexer, Material, Position};
 use retro_format::{DigitOrder, PackedTable, PairCode, PairCodeOptions, Table, TableKind, Wdl};
 use retro_rules::{Board, Piece, Side};
@@ -63,22 +64,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{name}: {entries} entries a side");
     for (white, stm) in [(true, Side::White), (false, Side::Black)] {
         // By index: the class a zeroing move reaches at best, for the side to move.
-        let piece = 1u64 << 16;
-        let zeroing: Vec<Option<i32>> = (0..entries.div_ceil(piece))
-            .into_par_iter()
-            .flat_map_iter(|k| {
-                let start = k * piece;
-                let end = (start + piece).min(entries);
-                let mut out = Vec::with_capacity((end - start) as usize);
-                indexer.for_each_position::<8>(&geo, start..end, stm, |_, p| {
-                    out.push(
-                        p.filter(|p| p.is_legal(&geo))
-                            .and_then(|p| best_zeroing(&tb, &geo, &p)),
-                    );
-                });
-                out
-            })
-            .collect();
+        let zeroing: Vec<Option<i32>> =
+            common::by_index(&indexer, &geo, stm, |p| best_zeroing(&tb, &geo, p));
         let wdl_codes = wdl.codes(white);
         let dtz_codes = dtz.codes(white);
         let wdl_entry = |i: u64| {

@@ -18,7 +18,8 @@
 //!
 //! A don't-care takes the value before it in its stream where that is allowed.
 
-use rayon::prelude::*;
+mod common;
+
 use retro_engine::{Indexer, Material, Position};
 use retro_format::{PackedTable, PairCode, PairCodeOptions, Table, Value};
 use retro_rules::{Board, Side};
@@ -48,22 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{name}: {entries} entries a side");
     let (mut companion_total, mut distance_total) = (0, 0);
     for (white, stm) in [(true, Side::White), (false, Side::Black)] {
-        let piece = 1u64 << 16;
-        let captures: Vec<Option<Value>> = (0..entries.div_ceil(piece))
-            .into_par_iter()
-            .flat_map_iter(|k| {
-                let start = k * piece;
-                let end = (start + piece).min(entries);
-                let mut out = Vec::with_capacity((end - start) as usize);
-                indexer.for_each_position::<8>(&geo, start..end, stm, |_, p| {
-                    out.push(
-                        p.filter(|p| p.is_legal(&geo))
-                            .and_then(|p| best_capture(&tb, &geo, &p)),
-                    );
-                });
-                out
-            })
-            .collect();
+        let captures: Vec<Option<Value>> =
+            common::by_index(&indexer, &geo, stm, |p| best_capture(&tb, &geo, p));
         let codes = table.codes(white);
         let order = packed.as_ref().map(|p| p.order(white));
         let stream: Vec<(Value, Option<Value>)> = (0..entries)
