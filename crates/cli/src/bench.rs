@@ -342,6 +342,7 @@ pub fn bench(
     probes: usize,
     six: &crate::bench_six::SixOptions,
     kinds: &[crate::MetricArg],
+    coders: &[crate::pack::CoderArg],
 ) -> Result<ExitCode> {
     let kinds: Vec<&str> = kinds
         .iter()
@@ -384,9 +385,11 @@ pub fn bench(
     let mut results = Vec::new();
     if suites.iter().any(apart) {
         if suites.contains(&Suite::Pack) {
-            results.push(crate::bench_pack::pack_suite(
-                tables, probes, as_json, &machine,
-            )?);
+            for &coder in coders {
+                results.push(crate::bench_pack::pack_suite(
+                    tables, probes, coder, as_json, &machine,
+                )?);
+            }
         }
         if suites.contains(&Suite::Batch) {
             results.push(crate::bench_pack::batch_suite(

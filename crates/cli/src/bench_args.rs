@@ -64,6 +64,10 @@ pub struct BenchArgs {
     /// `dtm` or `fifty` (DTZ50 and WDL50, the work `rtbgen -g` does), or both.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "dtm")]
     pub kinds: Vec<crate::MetricArg>,
+    /// The pack suite: the coders to pack with and probe, one after the other in one run
+    /// (`pairs`, `zstd`, or both).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "pairs")]
+    pub coders: Vec<crate::pack::CoderArg>,
 }
 
 /// `retro bench`: checks the flags that go together, then runs the suites.
@@ -81,6 +85,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         six,
         board,
         kinds,
+        coders,
     } = args;
     // `retro gen`, run by the bench, uses one thread per core; so does the peer.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -139,5 +144,6 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         probes as usize,
         &six,
         &kinds,
+        &coders,
     )
 }

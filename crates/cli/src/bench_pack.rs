@@ -229,6 +229,7 @@ pub fn batch_suite(
 pub fn pack_suite(
     tables_from: Option<&Path>,
     probes: usize,
+    coder: crate::pack::CoderArg,
     as_json: bool,
     machine: &str,
 ) -> Result<serde_json::Value> {
@@ -258,7 +259,7 @@ pub fn pack_suite(
     let exe = std::env::current_exe().context("finding the retro binary")?;
     let start = Instant::now();
     let out = Command::new(&exe)
-        .args(["pack", "--quiet", "--dir"])
+        .args(["pack", "--quiet", "--coder", coder.name(), "--dir"])
         .arg(scratch.path())
         .output()
         .context("running retro pack")?;
@@ -398,6 +399,7 @@ pub fn pack_suite(
     );
     let report = json!({
         "suite": "pack",
+        "coder": coder.name(),
         "machine": machine,
         "tables": source.display().to_string(),
         "classes": classes.iter().chain([&total]).map(|c| json!({
@@ -415,7 +417,10 @@ pub fn pack_suite(
         "published": PUBLISHED,
     });
     if !as_json {
-        println!("retro bench --suite pack — {machine}; release build");
+        println!(
+            "retro bench --suite pack --coders {} — {machine}; release build",
+            coder.name()
+        );
         println!("tables from {}", source.display());
         println!(
             "{:<20} {:>6} {:>12} {:>12} {:>7}",
@@ -436,7 +441,11 @@ pub fn pack_suite(
             "packing: {pack_seconds:.1} s (one retro pack process){}",
             peak_mib.map_or(String::new(), |m| format!(", peak memory {m:.0} MiB"))
         );
-        println!("probes: {probed_what}, files in the page cache, one thread, block cache 64 MiB");
+        let cache = match coder {
+            crate::pack::CoderArg::Zstd => "block cache 64 MiB",
+            crate::pack::CoderArg::Pairs => "each value decoded from its block",
+        };
+        println!("probes: {probed_what}, files in the page cache, one thread, {cache}");
         println!("  value, packed:      median {value_median:.2} us, p99 {value_p99:.2} us");
         match raw_times {
             Some((median, p99)) => {

@@ -604,6 +604,9 @@ fn quiet_on_broken_pipe() {
 }
 
 fn main() -> ExitCode {
+    // Packed files leave illegal positions out: every whole-table read (verify, stats, pack
+    // --check, gen) puts them back from the rules before the value stream's hash is checked.
+    retro_format::install_restorer(retro_engine::restore_illegal);
     quiet_on_broken_pipe();
     let cli = Cli::parse();
     if let Some(threads) = cli.threads {

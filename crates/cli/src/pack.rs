@@ -5,7 +5,7 @@ use crate::support::{human_bytes, peak_memory_mib, tables_dir, tables_in};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::Material;
-use retro_format::{PackOptions, PackReport, TableKind};
+use retro_format::{Coder, PackOptions, PackReport, TableKind};
 use retro_rules::Board;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,11 +25,17 @@ pub struct PackArgs {
     /// Remove each raw file once its packed file is written and decoded back.
     #[arg(long)]
     remove_raw: bool,
-    /// The zstd level, 1 (fastest) to 22 (smallest).
+    /// How entries are coded: `pairs` (pair substitution and Huffman codes in small blocks,
+    /// illegal positions left out; layout version 2) or `zstd` (zstd frames of
+    /// --block-entries entries, every entry kept; version 1).
+    #[arg(long, value_enum, default_value_t = CoderArg::Pairs)]
+    coder: CoderArg,
+    /// The zstd level, 1 (fastest) to 22 (smallest); both coders choose each side's order of
+    /// entries by zstd samples.
     #[arg(long, default_value_t = PackOptions::default().level,
           value_parser = clap::value_parser!(i32).range(1..=22))]
     level: i32,
-    /// Entries per block (a probe decodes one block).
+    /// Entries per block of the zstd coder (a probe decodes one block).
     #[arg(long, default_value_t = PackOptions::default().entries_per_block,
           value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     block_entries: u32,
@@ -43,9 +49,37 @@ pub struct PackArgs {
     quiet: bool,
 }
 
+/// `--coder`'s values.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoderArg {
+    /// Pair substitution and canonical Huffman codes (layout version 2).
+    Pairs,
+    /// zstd frames with a dictionary per side (layout version 1).
+    Zstd,
+}
+
+impl CoderArg {
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            CoderArg::Pairs => "pairs",
+            CoderArg::Zstd => "zstd",
+        }
+    }
+
+    /// The format's coder.
+    pub fn coder(self) -> Coder {
+        match self {
+            CoderArg::Pairs => Coder::Pairs,
+            CoderArg::Zstd => Coder::ZstdBlocks,
+        }
+    }
+}
+
 impl PackArgs {
     fn options(&self) -> PackOptions {
         PackOptions {
+            coder: self.coder.coder(),
             entries_per_block: self.block_entries,
             level: self.level,
             ..PackOptions::default()

@@ -6,6 +6,11 @@
 mod common;
 
 use common::{all_output, retro, stdout_text};
+
+/// This process reads packed files whole, as `retro` does: their illegal positions put back.
+fn restoring() {
+    retro_format::install_restorer(retro_engine::restore_illegal);
+}
 use retro_format::{PackedTable, Table};
 use std::path::Path;
 use std::process::Output;
@@ -41,6 +46,7 @@ fn copy_raw(from: &Path, to: &Path) {
 /// statistics and probes read the same values from both.
 #[test]
 fn every_table_of_up_to_four_men_packs_to_the_same_values() {
+    restoring();
     let raw = tempfile::tempdir().unwrap();
     let packed = tempfile::tempdir().unwrap();
     let (r, p) = (
@@ -107,6 +113,7 @@ fn every_table_of_up_to_four_men_packs_to_the_same_values() {
 /// packed smaller tables alone is the one built from raw ones.
 #[test]
 fn a_larger_table_builds_from_packed_tables_alone() {
+    restoring();
     let raw = tempfile::tempdir().unwrap();
     let packed = tempfile::tempdir().unwrap();
     let (r, p) = (
@@ -144,6 +151,7 @@ fn a_larger_table_builds_from_packed_tables_alone() {
 /// is refused with a message naming the file and what is wrong, and a non-zero exit.
 #[test]
 fn damaged_packed_files_are_refused() {
+    restoring();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     ok(retro(&[
@@ -162,12 +170,12 @@ fn damaged_packed_files_are_refused() {
         assert!(text.contains("KQvK.8x8.rtbz"), "{text}");
         assert!(!text.contains("panicked"), "{text}");
     };
-    // Damage every block of White's side, so that whichever the probe reads is damaged.
+    // Damage every eighth byte of White's blocks, so that whichever the probe reads is damaged.
     let packed = PackedTable::open(&path).unwrap();
     let mut bad = good.clone();
-    for block in 0..packed.blocks_per_side() {
-        let (at, len) = packed.block_extent(true, block);
-        bad[(at + len / 2) as usize] ^= 0x40;
+    let (at, len) = packed.data_extent(true);
+    for k in (0..len).step_by(8) {
+        bad[(at + k) as usize] ^= 0x40;
     }
     drop(packed);
     std::fs::write(&path, &bad).unwrap();
@@ -194,6 +202,7 @@ fn damaged_packed_files_are_refused() {
 /// undisturbed run writes.
 #[test]
 fn a_pack_killed_part_way_leaves_nothing() {
+    restoring();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     ok(retro(&[
@@ -244,6 +253,7 @@ fn a_pack_killed_part_way_leaves_nothing() {
 /// The Freezer's look-ups and an oracle's table leaves read packed tables as raw ones.
 #[test]
 fn the_freezer_and_oracles_read_packed_tables() {
+    restoring();
     let raw = tempfile::tempdir().unwrap();
     let packed = tempfile::tempdir().unwrap();
     let (r, p) = (
@@ -297,6 +307,7 @@ fn the_freezer_and_oracles_read_packed_tables() {
 /// a packed file of other values fails it, named.
 #[test]
 fn pack_check_compares_packed_with_raw_files() {
+    restoring();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     ok(retro(&[

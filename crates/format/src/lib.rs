@@ -85,7 +85,10 @@ pub use files::{
     write_atomically, TableName, TempFile,
 };
 pub use lock::DirectoryLock;
-pub use packed::{pack, packed_file_name, DigitOrder, PackOptions, PackReport, PackedTable};
+pub use packed::{
+    install_restorer, pack, packed_file_name, Coder, DigitOrder, PackOptions, PackReport,
+    PackedTable, Restorer,
+};
 pub use pair_code::{PairCode, PairCodeOptions};
 
 use std::fs::File;
@@ -217,12 +220,21 @@ pub enum FormatError {
         path: PathBuf,
     },
     /// A version this build cannot read.
-    #[error("{} has format version {found}; this build reads version {FORMAT_VERSION}", path.display())]
+    #[error("{} has format version {found}; this build reads {reads}", path.display())]
     UnsupportedVersion {
         /// The path.
         path: PathBuf,
         /// The version found.
         found: u32,
+        /// The versions of its layout this build reads.
+        reads: &'static str,
+    },
+    /// A packed file leaves out the entries of illegal positions, and no reader that puts them
+    /// back from the rules is installed ([`install_restorer`]).
+    #[error("{} leaves out the entries of illegal positions; only a reader that knows the rules puts them back (retro, retro-tablebase), and this program has none", path.display())]
+    NeedsRestorer {
+        /// The path.
+        path: PathBuf,
     },
     /// Shorter (or longer) than its header says.
     #[error("{} is truncated or has trailing bytes: {found} bytes, the header implies {expected}", path.display())]
@@ -552,7 +564,7 @@ fn map_header(
     file: &File,
     path: &Path,
     magic: &[u8; 8],
-    version: u32,
+    versions: &[u32],
     name_at: usize,
     kind_at: usize,
 ) -> Result<(memmap2::Mmap, Header, usize), FormatError> {
@@ -576,10 +588,14 @@ fn map_header(
         });
     }
     let found = read_u32(bytes, 8);
-    if found != version {
+    if !versions.contains(&found) {
         return Err(FormatError::UnsupportedVersion {
             path: path.to_path_buf(),
             found,
+            reads: match versions {
+                [1] => "version 1",
+                _ => "versions 1 and 2",
+            },
         });
     }
     let header_length = read_u32(bytes, 12) as usize;
@@ -687,7 +703,7 @@ impl Table {
         }
         let file = File::open(path).map_err(io_error(path))?;
         let (map, header, header_length) =
-            map_header(&file, path, &MAGIC, FORMAT_VERSION, FIXED_HEADER, 38)?;
+            map_header(&file, path, &MAGIC, &[FORMAT_VERSION], FIXED_HEADER, 38)?;
         let bytes = &map[..];
         let length = bytes.len() as u64;
         let corrupt = |what: &str| FormatError::CorruptHeader {

@@ -3,7 +3,9 @@
 //!
 //! Owns: [`PairCode`] — building the code of a stream ([`PairCode::build`]), its size in bytes
 //! ([`PairCode::stored_bytes`]), reading one entry ([`PairCode::get`]) and a whole stream back
-//! ([`PairCode::decode_all`]).
+//! ([`PairCode::decode_all`]) — and [`PairDirectory`], everything of a code but its blocks:
+//! its bytes as a file stores them ([`PairDirectory::to_bytes`], read back and checked by
+//! [`PairDirectory::from_bytes`]) and the decoding of one block a reader has read.
 //! Must never: know what the values mean. Which entries are don't-cares, and what they are
 //! filled with, is the caller's choice: the coder keeps every value it is given.
 //!
@@ -27,7 +29,8 @@
 //!    symbols reaches a block's entry limit before it fills a large block.
 //! 4. **Finding an entry.** Every [`PairCode::span`] entries a mark records the block holding
 //!    that entry and its place there; an entry's mark is the one at or before it, and the
-//!    blocks' entry counts lead from there to its block. Its block's symbols are decoded from
+//!    blocks' entry counts lead from there to its block. Marks are made from the blocks' entry
+//!    counts when a directory is read, never stored. Its block's symbols are decoded from
 //!    the start, their lengths skipped, and the symbol that holds the entry is descended pair
 //!    by pair to its value.
 //!
@@ -41,7 +44,7 @@ use rayon::prelude::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PairCodeOptions {
     /// Symbols at most, values and pairs together (Syzygy's files: 4,095); no more than
-    /// 4,096 are made, the pair counts of a round being a table of symbols squared.
+    /// [`MAX_SYMBOLS`] are made, the pair counts of a round being a table of symbols squared.
     pub max_symbols: usize,
     /// Entries a symbol may stand for at most (Syzygy's files: 256).
     pub max_symbol_entries: u32,
@@ -70,8 +73,12 @@ impl Default for PairCodeOptions {
     }
 }
 
-/// Symbols a code makes at most ([`PairCodeOptions::max_symbols`]).
-pub const MAX_SYMBOLS: usize = 1 << 12;
+/// Symbols a code makes at most ([`PairCodeOptions::max_symbols`]): numbered in twelve bits,
+/// the last number marking a value in a stored symbol.
+pub const MAX_SYMBOLS: usize = (1 << 12) - 1;
+
+/// The largest value a stored directory holds (twelve bits).
+pub const MAX_STORED_VALUE: u16 = (1 << 12) - 1;
 
 /// Entries a block holds at most (its count is kept in two bytes).
 pub const MAX_BLOCK_ENTRIES: u32 = 1 << 16;
@@ -108,17 +115,25 @@ struct Canonical {
 const LOOKUP_BITS: u32 = 10;
 
 /// A stream of values coded by pair substitution and canonical Huffman codes in blocks
-/// bounded in bytes (the [module documentation](self) describes the scheme).
+/// bounded in bytes (the [module documentation](self) describes the scheme): its
+/// [`PairDirectory`] and its blocks.
 #[derive(Debug, Clone)]
 pub struct PairCode {
+    directory: PairDirectory,
+    /// The blocks, `block_bytes` each.
+    data: Vec<u8>,
+}
+
+/// Everything of a [`PairCode`] but its blocks: what a reader keeps in memory to find an entry's
+/// block and decode it.
+#[derive(Debug, Clone)]
+pub struct PairDirectory {
     options: PairCodeOptions,
     entries: u64,
     symbols: Vec<Symbol>,
     /// Entries each symbol stands for.
     lengths: Vec<u32>,
     code: Canonical,
-    /// The blocks, `block_bytes` each.
-    data: Vec<u8>,
     /// Entries each block holds.
     block_entries: Vec<u32>,
     /// Entries between marks (a power of two).
@@ -146,7 +161,7 @@ impl PairCode {
             .map(Symbol::Value)
             .collect();
         assert!(
-            symbols.len() <= options.max_symbols.max(1),
+            symbols.len() <= options.max_symbols.clamp(1, MAX_SYMBOLS),
             "{} distinct values, {} symbols allowed",
             symbols.len(),
             options.max_symbols
@@ -164,7 +179,7 @@ impl PairCode {
         for &s in &stream {
             counts[usize::from(s)] += 1;
         }
-        let code = Canonical::new(&counts, options.max_code_bits);
+        let code = Canonical::new(&code_lengths(&counts, options.max_code_bits));
         // Blocks of each size from the smallest that holds a code up to `block_bytes`, in
         // powers of two; the size that stores smallest is kept (a stream of long symbols fills
         // small blocks before it reaches a block's entry limit).
@@ -196,26 +211,93 @@ impl PairCode {
         let span = mark_span(entries, block_entries.len());
         let marks = place_marks(&block_entries, entries, span);
         PairCode {
-            options,
-            entries,
-            symbols,
-            lengths,
-            code,
+            directory: PairDirectory {
+                options,
+                entries,
+                symbols,
+                lengths,
+                code,
+                block_entries,
+                span,
+                marks,
+            },
             data,
-            block_entries,
-            span,
-            marks,
         }
+    }
+
+    /// Its directory: everything but the blocks.
+    pub fn directory(&self) -> &PairDirectory {
+        &self.directory
+    }
+
+    /// The blocks, [`PairCode::block_bytes`] each, one after another.
+    pub fn data(&self) -> &[u8] {
+        &self.data
     }
 
     /// Entries in the stream.
     pub fn entries(&self) -> u64 {
-        self.entries
+        self.directory.entries
     }
 
     /// The symbols, values and pairs.
     pub fn symbol_count(&self) -> usize {
-        self.symbols.len()
+        self.directory.symbols.len()
+    }
+
+    /// The blocks.
+    pub fn block_count(&self) -> usize {
+        self.directory.block_entries.len()
+    }
+
+    /// Bytes a block holds.
+    pub fn block_bytes(&self) -> usize {
+        self.directory.options.block_bytes
+    }
+
+    /// Entries between two marks.
+    pub fn span(&self) -> u64 {
+        self.directory.span
+    }
+
+    /// The bytes the code takes when stored as Syzygy's files store it: the blocks, two bytes
+    /// a block for its entry count, six a mark, three a symbol, and by code length eight bytes
+    /// for its first code and two for its symbols' start.
+    pub fn stored_bytes(&self) -> u64 {
+        let d = &self.directory;
+        self.data.len() as u64
+            + 2 * d.block_entries.len() as u64
+            + 6 * d.marks.len() as u64
+            + 3 * d.symbols.len() as u64
+            + 10 * d.code.first.len() as u64
+    }
+
+    /// The value of entry `index`, or `None` past the end.
+    pub fn get(&self, index: u64) -> Option<u16> {
+        let (block, offset) = self.directory.locate(index)?;
+        Some(self.directory.value_in_block(self.block(block), offset))
+    }
+
+    /// Every value of the stream, in order, decoded block by block.
+    pub fn decode_all(&self) -> Vec<u16> {
+        let mut out = Vec::with_capacity(self.directory.entries as usize);
+        for block in 0..self.block_count() {
+            self.directory
+                .decode_block(block, self.block(block), &mut out);
+        }
+        out
+    }
+
+    fn block(&self, block: usize) -> &[u8] {
+        let b = self.directory.options.block_bytes;
+        &self.data[block * b..(block + 1) * b]
+    }
+}
+
+impl PairDirectory {
+    /// Entries in the stream.
+    pub fn entries(&self) -> u64 {
+        self.entries
     }
 
     /// The blocks.
@@ -228,24 +310,13 @@ impl PairCode {
         self.options.block_bytes
     }
 
-    /// Entries between two marks.
-    pub fn span(&self) -> u64 {
-        self.span
+    /// Entries block `block` holds.
+    pub fn block_entries(&self, block: usize) -> u32 {
+        self.block_entries[block]
     }
 
-    /// The bytes the code takes when stored as Syzygy's files store it: the blocks, two bytes
-    /// a block for its entry count, six a mark, three a symbol, and by code length eight bytes
-    /// for its first code and two for its symbols' start.
-    pub fn stored_bytes(&self) -> u64 {
-        self.data.len() as u64
-            + 2 * self.block_entries.len() as u64
-            + 6 * self.marks.len() as u64
-            + 3 * self.symbols.len() as u64
-            + 10 * self.code.first.len() as u64
-    }
-
-    /// The value of entry `index`, or `None` past the end.
-    pub fn get(&self, index: u64) -> Option<u16> {
+    /// The block holding entry `index` and the entry's place in it, or `None` past the end.
+    pub fn locate(&self, index: u64) -> Option<(usize, u32)> {
         if index >= self.entries {
             return None;
         }
@@ -256,35 +327,33 @@ impl PairCode {
             offset -= u64::from(self.block_entries[block as usize]);
             block += 1;
         }
-        let mut bits = BitReader::new(self.block(block as usize));
-        let mut offset = offset as u32;
+        Some((block as usize, offset as u32))
+    }
+
+    /// The value of the entry at place `offset` of a block whose bytes are `block`.
+    pub fn value_in_block(&self, block: &[u8], offset: u32) -> u16 {
+        let mut bits = BitReader::new(block);
+        let mut offset = offset;
         loop {
             let symbol = self.code.decode(&mut bits);
             let length = self.lengths[usize::from(symbol)];
             if offset < length {
-                return Some(self.descend(symbol, offset));
+                return self.descend(symbol, offset);
             }
             offset -= length;
         }
     }
 
-    /// Every value of the stream, in order, decoded block by block.
-    pub fn decode_all(&self) -> Vec<u16> {
-        let mut out = Vec::with_capacity(self.entries as usize);
-        for (block, &count) in self.block_entries.iter().enumerate() {
-            let mut bits = BitReader::new(self.block(block));
-            let end = out.len() + count as usize;
-            while out.len() < end {
-                let symbol = self.code.decode(&mut bits);
-                self.expand(symbol, &mut out);
-            }
+    /// Appends the values of block number `block`, whose bytes are `bytes`, to `out`: exactly
+    /// its entry count of them, whatever the bytes hold.
+    pub fn decode_block(&self, block: usize, bytes: &[u8], out: &mut Vec<u16>) {
+        let mut bits = BitReader::new(bytes);
+        let end = out.len() + self.block_entries[block] as usize;
+        while out.len() < end {
+            let symbol = self.code.decode(&mut bits);
+            self.expand(symbol, out);
         }
-        out
-    }
-
-    fn block(&self, block: usize) -> &[u8] {
-        let b = self.options.block_bytes;
-        &self.data[block * b..(block + 1) * b]
+        out.truncate(end);
     }
 
     /// The value of entry `offset` of `symbol`.
@@ -317,6 +386,137 @@ impl PairCode {
                 }
             }
         }
+    }
+
+    /// Whether [`PairDirectory::to_bytes`] can store it: every value fits twelve bits.
+    pub fn storable(&self) -> bool {
+        self.symbols
+            .iter()
+            .all(|s| !matches!(s, Symbol::Value(v) if *v > MAX_STORED_VALUE))
+    }
+
+    /// Its bytes, all integers little-endian: entries (8), bytes a block (4), blocks (4),
+    /// symbols `S` (2), two zero bytes; then three bytes a symbol (twelve bits each for a
+    /// pair's first and second symbol, the first `0xfff` for a value, the second then the
+    /// value), one byte a symbol for its code length (0: not in the stream), and two bytes a
+    /// block for its entry count less one.
+    ///
+    /// # Panics
+    /// If it is not [`PairDirectory::storable`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        assert!(self.storable(), "values of more than twelve bits");
+        let mut out = Vec::with_capacity(20 + 4 * self.symbols.len() + 2 * self.block_count());
+        out.extend_from_slice(&self.entries.to_le_bytes());
+        out.extend_from_slice(&(self.options.block_bytes as u32).to_le_bytes());
+        out.extend_from_slice(&(self.block_count() as u32).to_le_bytes());
+        out.extend_from_slice(&(self.symbols.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        for symbol in &self.symbols {
+            let (first, second) = match *symbol {
+                Symbol::Value(v) => (0xfff, u32::from(v)),
+                Symbol::Pair(a, b) => (u32::from(a), u32::from(b)),
+            };
+            let packed = first | second << 12;
+            out.extend_from_slice(&packed.to_le_bytes()[..3]);
+        }
+        out.extend(self.code.codes.iter().map(|&(l, _)| l));
+        for &count in &self.block_entries {
+            out.extend_from_slice(&((count - 1) as u16).to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads a directory written by [`PairDirectory::to_bytes`], checking that it describes a
+    /// code: its length, symbols built only from symbols before them, standing for at most a
+    /// block's entries each, code lengths of a prefix code, blocks large enough for the
+    /// longest code, and block entry counts adding up to the entries.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PairDirectory, String> {
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4"));
+        if bytes.len() < 20 {
+            return Err(format!(
+                "{} bytes, fewer than a directory's 20",
+                bytes.len()
+            ));
+        }
+        let entries = u64::from_le_bytes(bytes[..8].try_into().expect("8"));
+        let block_bytes = u32_at(8) as usize;
+        let blocks = u32_at(12) as usize;
+        let symbol_count = usize::from(u16::from_le_bytes([bytes[16], bytes[17]]));
+        let expected = 20 + 4 * symbol_count + 2 * blocks;
+        if bytes.len() != expected {
+            return Err(format!(
+                "{} bytes, where {symbol_count} symbols and {blocks} blocks take {expected}",
+                bytes.len()
+            ));
+        }
+        if symbol_count > MAX_SYMBOLS || (symbol_count == 0) != (entries == 0) {
+            return Err(format!("{symbol_count} symbols for {entries} entries"));
+        }
+        if block_bytes == 0 || block_bytes > 1 << 20 {
+            return Err(format!("blocks of {block_bytes} bytes"));
+        }
+        let mut symbols = Vec::with_capacity(symbol_count);
+        let mut lengths: Vec<u32> = Vec::with_capacity(symbol_count);
+        for s in 0..symbol_count {
+            let at = 20 + 3 * s;
+            let packed = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], 0]);
+            let (first, second) = ((packed & 0xfff) as u16, (packed >> 12) as u16);
+            if first == 0xfff {
+                symbols.push(Symbol::Value(second));
+                lengths.push(1);
+                continue;
+            }
+            if usize::from(first) >= s || usize::from(second) >= s {
+                return Err(format!("symbol {s} is made of a symbol not before it"));
+            }
+            let length = lengths[usize::from(first)] + lengths[usize::from(second)];
+            if length > MAX_BLOCK_ENTRIES {
+                return Err(format!("symbol {s} stands for {length} entries"));
+            }
+            symbols.push(Symbol::Pair(first, second));
+            lengths.push(length);
+        }
+        let bits = &bytes[20 + 3 * symbol_count..20 + 4 * symbol_count];
+        let longest = bits.iter().copied().max().unwrap_or(0);
+        if longest > 57 || usize::from(longest) > 8 * block_bytes {
+            return Err(format!(
+                "codes of {longest} bits in blocks of {block_bytes} bytes"
+            ));
+        }
+        let kraft: u128 = bits
+            .iter()
+            .filter(|&&b| b > 0)
+            .map(|&b| 1u128 << (57 - b))
+            .sum();
+        if kraft > 1u128 << 57 || (entries > 0 && kraft == 0) {
+            return Err("its code lengths are no prefix code".into());
+        }
+        let code = Canonical::new(bits);
+        let counts = &bytes[20 + 4 * symbol_count..];
+        let block_entries: Vec<u32> = counts
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])) + 1)
+            .collect();
+        let total: u64 = block_entries.iter().map(|&c| u64::from(c)).sum();
+        if total != entries {
+            return Err(format!("its blocks hold {total} entries, not {entries}"));
+        }
+        let span = mark_span(entries, block_entries.len());
+        let marks = place_marks(&block_entries, entries, span);
+        Ok(PairDirectory {
+            options: PairCodeOptions {
+                block_bytes,
+                max_code_bits: longest.max(1),
+                ..PairCodeOptions::default()
+            },
+            entries,
+            symbols,
+            lengths,
+            code,
+            block_entries,
+            span,
+            marks,
+        })
     }
 }
 
@@ -416,17 +616,16 @@ fn substitute_pairs(
 }
 
 impl Canonical {
-    /// The canonical code of symbols occurring `counts` times, at most `max_bits` long.
-    fn new(counts: &[u64], max_bits: u8) -> Canonical {
-        let bits = code_lengths(counts, max_bits);
+    /// The canonical code of symbols whose codes are `bits` long (0: no code).
+    fn new(bits: &[u8]) -> Canonical {
         let longest = bits.iter().copied().max().unwrap_or(0);
         let mut per_length = vec![0u32; usize::from(longest) + 1];
-        for &b in &bits {
+        for &b in bits {
             if b > 0 {
                 per_length[usize::from(b)] += 1;
             }
         }
-        let mut sorted: Vec<u16> = (0..counts.len() as u16)
+        let mut sorted: Vec<u16> = (0..bits.len() as u16)
             .filter(|&s| bits[usize::from(s)] > 0)
             .collect();
         sorted.sort_by_key(|&s| (bits[usize::from(s)], s));
@@ -452,7 +651,7 @@ impl Canonical {
             at += per_length[l];
             code = end << 1;
         }
-        let mut codes = vec![(0u8, 0u64); counts.len()];
+        let mut codes = vec![(0u8, 0u64); bits.len()];
         let mut next = first.clone();
         for &s in &sorted {
             let l = usize::from(bits[usize::from(s)]);
@@ -500,8 +699,9 @@ impl Canonical {
         let l = self.length_from(window, usize::from(from));
         let code = window >> (64 - l);
         bits.skip(l as u32);
-        let k = self.start[l] as u64 + (code - self.first[l]);
-        self.sorted[(k as usize).min(self.sorted.len() - 1)]
+        // Only a damaged block has a code below its length's first; any symbol will do.
+        let k = u64::from(self.start[l]).saturating_add(code.saturating_sub(self.first[l]));
+        self.sorted[(k as usize).min(self.sorted.len().saturating_sub(1))]
     }
 }
 
@@ -750,10 +950,67 @@ mod tests {
         };
         let code = PairCode::build(&values, options);
         assert!(code.symbol_count() <= 400);
-        assert!(code.lengths.iter().all(|&l| l <= 8));
-        assert!(code.code.codes.iter().all(|&(l, _)| l <= 12));
-        assert!(code.block_entries.iter().all(|&e| e <= MAX_BLOCK_ENTRIES));
+        let d = code.directory();
+        assert!(d.lengths.iter().all(|&l| l <= 8));
+        assert!(d.code.codes.iter().all(|&(l, _)| l <= 12));
+        assert!(d.block_entries.iter().all(|&e| e <= MAX_BLOCK_ENTRIES));
         assert_eq!(code.decode_all(), values);
+    }
+
+    #[test]
+    fn a_stored_directory_reads_back_to_the_same_code() {
+        for (entries, seed) in [(0, 1), (1, 3), (5000, 7), (200_000, 11)] {
+            let values = table_like(entries, seed);
+            let code = PairCode::build(&values, small());
+            let bytes = code.directory().to_bytes();
+            let read = PairDirectory::from_bytes(&bytes).unwrap();
+            assert_eq!(read.to_bytes(), bytes);
+            let size = read.block_bytes();
+            let mut out = Vec::new();
+            for (block, bytes) in code.data().chunks_exact(size).enumerate() {
+                read.decode_block(block, bytes, &mut out);
+            }
+            assert_eq!(out, values, "{entries} entries");
+            for i in (0..entries as u64).step_by(97) {
+                let (block, offset) = read.locate(i).unwrap();
+                let bytes = &code.data()[block * size..(block + 1) * size];
+                assert_eq!(read.value_in_block(bytes, offset), values[i as usize]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_directory_is_refused_not_read() {
+        let values = table_like(50_000, 5);
+        let bytes = PairCode::build(&values, small()).directory().to_bytes();
+        assert!(PairDirectory::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        assert!(PairDirectory::from_bytes(&bytes[..10]).is_err());
+        // A block count one too many, a symbol made of itself, codes no prefix code.
+        let mut more = bytes.clone();
+        let n = bytes.len();
+        more[n - 2] = more[n - 2].wrapping_add(1);
+        assert!(PairDirectory::from_bytes(&more).is_err());
+        let symbols = usize::from(u16::from_le_bytes([bytes[16], bytes[17]]));
+        let last = 20 + 3 * (symbols - 1);
+        let mut cyclic = bytes.clone();
+        let own = (symbols - 1) as u32;
+        cyclic[last..last + 3].copy_from_slice(&(own | own << 12).to_le_bytes()[..3]);
+        assert!(PairDirectory::from_bytes(&cyclic).is_err());
+        let mut short_codes = bytes.clone();
+        short_codes[20 + 3 * symbols..20 + 4 * symbols].fill(1);
+        assert!(PairDirectory::from_bytes(&short_codes).is_err());
+        // Every single flipped byte is refused or still reads without a panic.
+        for at in 0..bytes.len() {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x5a;
+            if let Ok(d) = PairDirectory::from_bytes(&flipped) {
+                let mut out = Vec::new();
+                let block = vec![0xa5u8; d.block_bytes()];
+                for b in 0..d.block_count().min(4) {
+                    d.decode_block(b, &block, &mut out);
+                }
+            }
+        }
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub struct Builder {
 impl Builder {
     /// A builder for `board`, writing into `dir`.
     pub fn new(board: Board, dir: impl Into<PathBuf>) -> Builder {
+        // Smaller tables may be packed files that leave illegal positions out.
+        retro_format::install_restorer(retro_engine::restore_illegal);
         Builder {
             geo: Geometry::new(board),
             dir: dir.into(),

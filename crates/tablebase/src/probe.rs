@@ -139,6 +139,8 @@ impl RatedMove {
 impl Tablebase {
     /// The tables of `board` in `dir`, with a block cache of [`DEFAULT_CACHE_BYTES`].
     pub fn new(board: Board, dir: impl Into<PathBuf>) -> Tablebase {
+        // Packed files leave illegal positions out; whole-table reads put them back.
+        retro_format::install_restorer(retro_engine::restore_illegal);
         Tablebase {
             geo: Geometry::new(board),
             dir: dir.into(),

@@ -126,7 +126,12 @@ impl Source {
             Source::Decoded(table) => return table.code(white_to_move, index),
             Source::Packed(p) => p,
         };
-        let Some(blocks) = &cache.blocks else {
+        // A pair-coded file decodes one entry from its block: nothing to cache.
+        let Some(blocks) = cache
+            .blocks
+            .as_ref()
+            .filter(|_| packed.coder() == retro_format::Coder::ZstdBlocks)
+        else {
             return packed.code(white_to_move, index);
         };
         let entries = packed.header().entries_per_side;

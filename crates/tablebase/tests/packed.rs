@@ -1,10 +1,10 @@
-//! A tablebase of packed files answers every position as the raw files do — without a block
-//! cache, with one so small it evicts at every probe, and with threads probing at once — and
-//! is shared between threads (`Send + Sync`).
+//! A tablebase of packed files of either coder answers every position as the raw files do —
+//! without a block cache, with one so small it evicts at every probe, and with threads probing
+//! at once — and is shared between threads (`Send + Sync`).
 
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition, TABLE_MEN};
-use retro_format::{PackOptions, Table};
+use retro_format::{Coder, PackOptions, Table};
 use retro_gen::{Builder, Silent};
 use retro_rules::{Board, Side};
 use retro_tablebase::Tablebase;
@@ -12,7 +12,16 @@ use retro_tablebase::Tablebase;
 fn shared<T: Send + Sync>() {}
 
 #[test]
-fn packed_tables_answer_every_position_as_raw_ones() {
+fn zstd_blocks_answer_every_position_as_raw_ones() {
+    answer_as_raw(Coder::ZstdBlocks);
+}
+
+#[test]
+fn pair_coded_tables_answer_every_position_as_raw_ones() {
+    answer_as_raw(Coder::Pairs);
+}
+
+fn answer_as_raw(coder: Coder) {
     shared::<Tablebase>();
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
@@ -26,6 +35,7 @@ fn packed_tables_answer_every_position_as_raw_ones() {
         .build(&materials, &Silent)
         .unwrap();
     let options = PackOptions {
+        coder,
         entries_per_block: 512,
         ..PackOptions::default()
     };
@@ -41,7 +51,10 @@ fn packed_tables_answer_every_position_as_raw_ones() {
     ];
     for material in &materials {
         let file = packed.path().join(format!("{material}.8x8.rtbz"));
-        assert!(Table::open(&file).unwrap().is_packed(), "{material} packed");
+        let whole = Table::open(&file).unwrap();
+        assert!(whole.is_packed(), "{material} packed");
+        let raw_file = raw.path().join(format!("{material}.8x8.rtb"));
+        assert_eq!(whole.body(), Table::open(&raw_file).unwrap().body());
         let indexer = Indexer::new(&geo, *material).unwrap();
         for stm in Side::ALL {
             let positions: Vec<Position> = (0..indexer.size())
@@ -61,5 +74,9 @@ fn packed_tables_answer_every_position_as_raw_ones() {
     let cache = tablebases[1].cache();
     assert!(cache.held_bytes() <= cache.capacity_bytes());
     assert_eq!(tablebases[0].cache().held_bytes(), 0);
-    assert!(tablebases[2].cache().held_bytes() > 0);
+    // Pair-coded entries are decoded from their block at each probe, never cached.
+    assert_eq!(
+        tablebases[2].cache().held_bytes() > 0,
+        coder == Coder::ZstdBlocks
+    );
 }

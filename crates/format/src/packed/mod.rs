@@ -1,20 +1,23 @@
-//! The packed table file: the same values as a raw table, compressed in small blocks that a
-//! probe decodes one at a time.
+//! The packed table file: the values of a raw table, coded in small blocks of which a probe
+//! reads one.
 //!
 //! Owns: the packed layout and its reader ([`PackedTable`], the decoder, checking every block
-//! before decoding it); the writer is [`writer`], the order of entries [`order`].
-//! Must never: change a value. A packed file decodes to exactly the body of the raw table it
-//! was packed from — illegal entries included — so every reader of raw tables reads packed ones
-//! through the same [`crate::Table`], and the blake3 hash of the decoded body (the *value
-//! stream*, in raw index order) is the raw body's hash, recorded in both headers and in
-//! certificates.
+//! before decoding it); the writer is [`writer`], the order of entries [`order`], the pair
+//! coder of version 2 [`pairs`].
+//! Must never: change the value of a legal position. A file of version 1 decodes to exactly
+//! the body of the raw table it was packed from, illegal entries included; a file of version 2
+//! may leave the entries of illegal positions out (flag [`LEAVES_OUT_ILLEGAL`]), and a whole
+//! read puts them back through the installed [`Restorer`], which knows the rules. Either way
+//! the blake3 hash of the body read whole (the *value stream*, in raw index order) is the raw
+//! body's hash, recorded in both headers and in certificates, and checked on every whole read:
+//! a wrong restoration is refused, never read.
 //!
 //! # Layout (all integers little-endian)
 //!
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `RETROTBZ` |
-//! | 8 | 4 | packed format version (1) |
+//! | 8 | 4 | packed format version: 1 (zstd blocks) or 2 (pair-coded sides) |
 //! | 12 | 4 | header length `H` (a multiple of 8) |
 //! | 16 | 1 | files of the board |
 //! | 17 | 1 | ranks of the board |
@@ -24,14 +27,14 @@
 //! | 24 | 8 | entries per side to move, `E` |
 //! | 32 | 4 | longest distance stored, in plies (as the raw table's) |
 //! | 36 | 2 | length `L` of the material name |
-//! | 38 | 2 | coder (1: one zstd frame per block, with a dictionary per side) |
-//! | 40 | 4 | entries per block `B` |
+//! | 38 | 2 | coder (1: one zstd frame per block, with a dictionary per side; 2: [`pairs`]) |
+//! | 40 | 4 | entries per block `B` (coder 1; 0 for coder 2) |
 //! | 44 | 1 | number `n` of the index's digits (1 to 16) |
 //! | 45 | 1 | the table's kind (as the raw table's) |
 //! | 46 | 1 | the plies the fifty-move rule allows (as the raw table's) |
-//! | 47 | 1 | reserved, 0 |
+//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`] |
 //! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
-//! | 80 | 2 × 40 | per side to move (White, then Black): dictionary offset (8), dictionary length (4), block count (4), block table offset (8), data offset (8), data length (8) |
+//! | 80 | 2 × 40 | per side to move (White, then Black): dictionary (coder 2: directory) offset (8) and length (4), block count (4), block table (coder 2: check table) offset (8), data offset (8), data length (8) |
 //! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
 //! | 192 | `L` | the material's name, e.g. `KRvK` |
 //! | `D` | `8n` | from the next multiple of 8: the radices of the raw index's digits, most significant first (their product is `E`) |
@@ -39,7 +42,7 @@
 //! | `D + 9n` | `n` | Black's digit order |
 //! | … | | zero padding up to `H − 32` |
 //! | `H − 32` | 32 | blake3 hash of bytes `0 .. H − 32` |
-//! | `H` | | the directory: per side, its dictionary, then its block table (each 8-aligned) |
+//! | `H` | | the directory: per side, its dictionary and block table, or (coder 2) its pair directory and check table (each 8-aligned) |
 //! | | | the data: White's blocks, then Black's |
 //!
 //! A side's entries are taken in its digit order ([`DigitOrder`]: the raw index's digits
@@ -50,35 +53,66 @@
 //! ends, the first at 0), and the first four bytes of the blake3 hash of the block's compressed
 //! bytes.
 //!
+//! In version 2 (coder 2) a side's entries, in its digit order and with illegal positions'
+//! entries filled by the entry before them, are one pair code ([`crate::PairCode`]): its
+//! directory (symbols, code lengths, entries per block) and a check table of four bytes per
+//! KiB of blocks, then blocks of one size (64 B for WDL50, 256 B for distances), laid out as
+//! [`pairs`] describes.
+//!
 //! # Reading
 //!
 //! Opening a packed file maps it once to read the header and the directory and checks both
 //! hashes; the blocks are not read then. A probe reads one block's compressed bytes with a
 //! single positioned read (`pread`) into a per-thread buffer: no page of the file stays mapped,
-//! so a probe costs one system call and never a page fault on a cold mapping. The entry of raw index `i` lies at packed place `p = order(i)`, in block
-//! `p / B` at entry `p % B`. Decoding a block checks its hash first, then that it decodes to
-//! exactly its entries; a block failing either is refused with the table, side and block
-//! named, never decoded into a value.
+//! so a probe costs one system call and never a page fault on a cold mapping. The entry of raw
+//! index `i` lies at packed place `p = order(i)`: in version 1 in block `p / B` at entry
+//! `p % B`, and decoding a block checks its hash first, then that it decodes to exactly its
+//! entries; in version 2 in the block the pair code's marks lead to, its group of blocks
+//! checked against the check table the first time one of them is read. A block failing a
+//! check is refused with the table, side and block named, never decoded into a value.
 
 pub mod order;
+pub mod pairs;
 pub mod writer;
 
 pub use order::DigitOrder;
-pub use writer::{pack, PackOptions, PackReport, MIN_DICTIONARY_BYTES, MIN_MATCH};
+pub use writer::{pack, Coder, PackOptions, PackReport, MIN_DICTIONARY_BYTES, MIN_MATCH};
 
 use crate::{io_error, read_u32, FormatError, Header, Table};
+use pairs::PairSide;
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use zstd::zstd_safe::{self, DCtx, DDict};
 
 /// The first eight bytes of every packed table file.
 pub const PACKED_MAGIC: [u8; 8] = *b"RETROTBZ";
-/// The version of the packed layout this crate reads and writes.
+/// The version of the packed layout whose blocks are zstd frames.
 pub const PACKED_VERSION: u32 = 1;
+/// The version of the packed layout whose sides are pair-coded ([`pairs`]).
+pub const PAIRS_VERSION: u32 = 2;
 /// The coder of version 1: one zstd frame per block, with a dictionary per side.
 pub const CODER_ZSTD_BLOCKS: u16 = 1;
+/// The coder of version 2: pair substitution and canonical Huffman codes ([`pairs`]).
+pub const CODER_PAIRS: u16 = 2;
+/// Byte 47's flag of version 2: the entries of illegal positions are left out (any value).
+pub const LEAVES_OUT_ILLEGAL: u8 = 1;
+
+/// Puts back what a packed file leaves out: given the table's material, its board's files and
+/// ranks, the side (White's when `true`), the value width and that side's entries in raw index
+/// order, sets the entry of every index that is no legal position to 0 (a reader that knows
+/// the rules supplies it: `retro_engine::restore_illegal`). A message says why it could not.
+pub type Restorer = fn(&str, u8, u8, bool, usize, &mut [u8]) -> Result<(), String>;
+
+static RESTORER: OnceLock<Restorer> = OnceLock::new();
+
+/// Installs the [`Restorer`] every whole-table read of a file that leaves entries out uses,
+/// once a process (later calls keep the first).
+pub fn install_restorer(restorer: Restorer) {
+    let _ = RESTORER.set(restorer);
+}
 /// The most digits an index may have.
 pub const MAX_DIGITS: usize = 16;
 
@@ -96,9 +130,25 @@ pub fn packed_file_name(material: &str, files: u8, ranks: u8) -> String {
 /// One side to move of an opened packed table.
 #[derive(Debug)]
 struct PackedSide {
-    dictionary: Option<DDictHandle>,
     /// The order of its entries.
     order: DigitOrder,
+    /// How its entries are coded.
+    blocks: SideBlocks,
+}
+
+/// How a side's entries are coded.
+#[derive(Debug)]
+enum SideBlocks {
+    /// Version 1: zstd frames of a fixed number of entries.
+    Zstd(ZstdSide),
+    /// Version 2: a pair code.
+    Pairs(Box<PairSide>),
+}
+
+/// A side of version 1.
+#[derive(Debug)]
+struct ZstdSide {
+    dictionary: Option<DDictHandle>,
     /// Per block, the offset just past its end within the side's data.
     ends: Vec<u32>,
     /// Per block, the first four bytes of the blake3 hash of its compressed bytes.
@@ -132,6 +182,10 @@ pub struct PackedTable {
     file: File,
     /// Its length in bytes.
     length: u64,
+    /// Its coder.
+    coder: Coder,
+    /// Byte 47's flags ([`LEAVES_OUT_ILLEGAL`]).
+    flags: u8,
     sides: [PackedSide; 2],
 }
 
@@ -168,20 +222,38 @@ impl PackedTable {
 
     /// [`PackedTable::open`] on a file already open, `path` naming it in messages.
     fn from_file(file: &File, path: &Path) -> Result<PackedTable, FormatError> {
-        let (map, header, header_length) =
-            crate::map_header(file, path, &PACKED_MAGIC, PACKED_VERSION, FIXED_HEADER, 45)?;
+        let (map, header, header_length) = crate::map_header(
+            file,
+            path,
+            &PACKED_MAGIC,
+            &[PACKED_VERSION, PAIRS_VERSION],
+            FIXED_HEADER,
+            45,
+        )?;
         let bytes = &map[..];
         let length = bytes.len() as u64;
         let corrupt = |what: &str| FormatError::CorruptHeader {
             path: path.to_path_buf(),
             what: what.to_string(),
         };
-        let coder = u16::from_le_bytes([bytes[38], bytes[39]]);
-        if coder != CODER_ZSTD_BLOCKS {
-            return Err(corrupt(&format!("unknown coder {coder}")));
+        let coder = match (
+            read_u32(bytes, 8),
+            u16::from_le_bytes([bytes[38], bytes[39]]),
+        ) {
+            (PACKED_VERSION, CODER_ZSTD_BLOCKS) => Coder::ZstdBlocks,
+            (PAIRS_VERSION, CODER_PAIRS) => Coder::Pairs,
+            (version, coder) => {
+                return Err(corrupt(&format!(
+                    "coder {coder} in a file of version {version}"
+                )))
+            }
+        };
+        let flags = bytes[47];
+        if flags & !LEAVES_OUT_ILLEGAL != 0 || (coder == Coder::ZstdBlocks && flags != 0) {
+            return Err(corrupt(&format!("unknown flags {flags:#04x}")));
         }
         let entries_per_block = u64::from(read_u32(bytes, 40));
-        if entries_per_block == 0 {
+        if (entries_per_block == 0) != (coder == Coder::Pairs) {
             return Err(corrupt("blocks of no entries"));
         }
         // The index's digits and each side's order of them.
@@ -199,7 +271,7 @@ impl PackedTable {
                 .ok_or_else(|| corrupt("the index digits do not number the entries"))?;
             orders.push(order);
         }
-        let blocks_per_side = header.entries_per_side.div_ceil(entries_per_block);
+        let blocks_per_side = header.entries_per_side.div_ceil(entries_per_block.max(1));
         let stream_hash: [u8; 32] = bytes[48..80].try_into().expect("32 bytes");
         // The side records, checked against each other and the file's length.
         let mut records = [(0u64, 0u64, 0u64, 0u64, 0u64, 0u64); 2];
@@ -221,9 +293,13 @@ impl PackedTable {
                 at >= header_length as u64
                     && at.checked_add(len).is_some_and(|end| end <= directory_end)
             };
-            if blocks != blocks_per_side
+            let (blocks_expected, record_bytes) = match coder {
+                Coder::ZstdBlocks => (blocks_per_side, BLOCK_RECORD as u64),
+                Coder::Pairs => (blocks, 0),
+            };
+            if blocks != blocks_expected
                 || !inside(dict_at, dict_len)
-                || !inside(table_at, blocks * BLOCK_RECORD as u64)
+                || !inside(table_at, blocks * record_bytes)
                 || data_at != expected_end
             {
                 return Err(corrupt("inconsistent directory"));
@@ -246,9 +322,34 @@ impl PackedTable {
             ));
         }
         let mut sides = Vec::with_capacity(2);
-        for (&(dict_at, dict_len, blocks, table_at, data_at, data_len), order) in
-            records.iter().zip(orders)
+        for (s, (&(dict_at, dict_len, blocks, table_at, data_at, data_len), order)) in
+            records.iter().zip(orders).enumerate()
         {
+            if coder == Coder::Pairs {
+                // The check table runs from its offset to the next side's directory, or to the
+                // end of the directory.
+                let checks_end = match s {
+                    0 => records[1].0,
+                    _ => directory_end,
+                };
+                if table_at > checks_end {
+                    return Err(corrupt("inconsistent directory"));
+                }
+                let directory_bytes = &bytes[dict_at as usize..(dict_at + dict_len) as usize];
+                let checks = &bytes[table_at as usize..checks_end as usize];
+                let side = PairSide::parse(directory_bytes, checks, data_at, data_len)
+                    .map_err(|what| corrupt(&format!("{} to move: {what}", side_name(s == 0))))?;
+                if side.directory.entries() != header.entries_per_side
+                    || side.directory.block_count() as u64 != blocks
+                {
+                    return Err(corrupt("a side's code holds another number of entries"));
+                }
+                sides.push(PackedSide {
+                    order,
+                    blocks: SideBlocks::Pairs(Box::new(side)),
+                });
+                continue;
+            }
             let dictionary = (dict_len > 0).then(|| {
                 DDictHandle(DDict::create(
                     &bytes[dict_at as usize..(dict_at + dict_len) as usize],
@@ -271,11 +372,13 @@ impl PackedTable {
                 return Err(corrupt("block offsets do not end with the side's data"));
             }
             sides.push(PackedSide {
-                dictionary,
                 order,
-                ends,
-                checksums,
-                data_start: data_at as usize,
+                blocks: SideBlocks::Zstd(ZstdSide {
+                    dictionary,
+                    ends,
+                    checksums,
+                    data_start: data_at as usize,
+                }),
             });
         }
         let sides: [PackedSide; 2] = sides.try_into().expect("two sides");
@@ -286,8 +389,40 @@ impl PackedTable {
             entries_per_block,
             file: file.try_clone().map_err(io_error(path))?,
             length,
+            coder,
+            flags,
             sides,
         })
+    }
+
+    /// Its coder.
+    pub fn coder(&self) -> Coder {
+        self.coder
+    }
+
+    /// Whether it leaves out the entries of illegal positions: [`PackedTable::code`] then gives
+    /// any value for an index that is no legal position, and reading the table whole needs a
+    /// [`Restorer`].
+    pub fn leaves_out_illegal(&self) -> bool {
+        self.flags & LEAVES_OUT_ILLEGAL != 0
+    }
+
+    /// The open file.
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// A side of version 1, or `None` for a pair-coded one.
+    fn zstd_side(&self, white_to_move: bool) -> Option<&ZstdSide> {
+        match &self.sides[usize::from(!white_to_move)].blocks {
+            SideBlocks::Zstd(side) => Some(side),
+            SideBlocks::Pairs(_) => None,
+        }
+    }
+
+    fn zstd(&self, white_to_move: bool) -> &ZstdSide {
+        self.zstd_side(white_to_move)
+            .expect("block-level reads are of zstd-block files only")
     }
 
     /// The header (the raw table's).
@@ -305,14 +440,18 @@ impl PackedTable {
         &self.path
     }
 
-    /// Entries per block.
+    /// Entries per block of a zstd-block file (0 for a pair-coded one, whose blocks hold
+    /// different numbers of entries).
     pub fn entries_per_block(&self) -> u64 {
         self.entries_per_block
     }
 
-    /// Blocks per side to move.
+    /// Blocks per side to move, or of White's side for a pair-coded file.
     pub fn blocks_per_side(&self) -> u64 {
-        self.sides[0].ends.len() as u64
+        match &self.sides[0].blocks {
+            SideBlocks::Zstd(side) => side.ends.len() as u64,
+            SideBlocks::Pairs(side) => side.directory.block_count() as u64,
+        }
     }
 
     /// The order of a side's entries.
@@ -350,9 +489,23 @@ impl PackedTable {
             .map_err(io_error(&self.path))
     }
 
-    /// The file offset and compressed length of a block.
+    /// The file offset and length of a side's data: its blocks, one after another.
+    pub fn data_extent(&self, white_to_move: bool) -> (u64, u64) {
+        match &self.sides[usize::from(!white_to_move)].blocks {
+            SideBlocks::Zstd(side) => (
+                side.data_start as u64,
+                side.ends.last().map_or(0, |&e| u64::from(e)),
+            ),
+            SideBlocks::Pairs(side) => side.data_extent(),
+        }
+    }
+
+    /// The file offset and compressed length of a block of a zstd-block file.
+    ///
+    /// # Panics
+    /// On a pair-coded file.
     pub fn block_extent(&self, white_to_move: bool, block: u64) -> (u64, u64) {
-        let side = &self.sides[usize::from(!white_to_move)];
+        let side = self.zstd(white_to_move);
         let b = block as usize;
         let start = if b == 0 { 0 } else { side.ends[b - 1] as u64 };
         (
@@ -361,7 +514,7 @@ impl PackedTable {
         )
     }
 
-    fn damaged(&self, white_to_move: bool, block: u64, what: String) -> FormatError {
+    pub(crate) fn damaged(&self, white_to_move: bool, block: u64, what: String) -> FormatError {
         FormatError::CorruptBlock {
             path: self.path.clone(),
             material: self.header.material.clone(),
@@ -371,9 +524,12 @@ impl PackedTable {
         }
     }
 
-    /// Decodes block `block` of a side into `out`, which must hold exactly its entries
-    /// ([`PackedTable::block_entries`] × value width bytes), in the side's packed order. The
-    /// block's checksum is checked before it is decoded.
+    /// Decodes block `block` of a side of a zstd-block file into `out`, which must hold
+    /// exactly its entries ([`PackedTable::block_entries`] × value width bytes), in the side's
+    /// packed order. The block's checksum is checked before it is decoded.
+    ///
+    /// # Panics
+    /// On a pair-coded file.
     pub fn decode_block(
         &self,
         white_to_move: bool,
@@ -389,7 +545,7 @@ impl PackedTable {
         }
         let expected = self.block_entries(block) * usize::from(self.header.value_width);
         assert_eq!(out.len(), expected, "a buffer of the block's size");
-        let side = &self.sides[usize::from(!white_to_move)];
+        let side = self.zstd(white_to_move);
         let decoded = DECODER.with(|decoder| {
             let (decoder, bytes) = &mut *decoder.borrow_mut();
             self.read_block(white_to_move, block, bytes)?;
@@ -423,7 +579,9 @@ impl PackedTable {
     }
 
     /// The entry code at raw index `index` for a side, decoding its block (into a buffer of
-    /// this thread; a prober that reads many values keeps decoded blocks in a cache instead).
+    /// this thread; a prober that reads many values of a zstd-block file keeps decoded blocks
+    /// in a cache instead). Of a file that [leaves out](PackedTable::leaves_out_illegal)
+    /// illegal positions, the code of an index that is no legal position is any code.
     pub fn code(&self, white_to_move: bool, index: u64) -> Result<u32, FormatError> {
         if index >= self.header.entries_per_side {
             return Err(FormatError::IndexOutOfRange {
@@ -431,6 +589,14 @@ impl PackedTable {
                 index,
                 entries: self.header.entries_per_side,
             });
+        }
+        let side = &self.sides[usize::from(!white_to_move)];
+        if let SideBlocks::Pairs(pairs) = &side.blocks {
+            let place = side.order.packed_index(index);
+            return pairs
+                .value(&self.file, place)
+                .map(u32::from)
+                .map_err(|(block, what)| self.damaged(white_to_move, block, what));
         }
         thread_local! {
             static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -449,6 +615,19 @@ impl PackedTable {
     /// where the side is in raw order, else one after another, each entry put at its raw place.
     fn decode_side(&self, white_to_move: bool, out: &mut [u8]) -> Result<(), FormatError> {
         let width = usize::from(self.header.value_width);
+        if let SideBlocks::Pairs(pairs) = &self.sides[usize::from(!white_to_move)].blocks {
+            let values = pairs
+                .decode(&self.file)
+                .map_err(|(block, what)| self.damaged(white_to_move, block, what))?;
+            let mut value = values.iter();
+            let order = self.order(white_to_move);
+            order.for_each_raw(0, values.len(), |raw| {
+                let at = raw as usize * width;
+                let v = *value.next().expect("a value per place");
+                out[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
+            });
+            return Ok(());
+        }
         let block_bytes = self.entries_per_block as usize * width;
         let order = self.order(white_to_move);
         if order.is_identity() {
@@ -472,7 +651,9 @@ impl PackedTable {
     }
 
     /// Decodes both sides into a body of the raw layout (White's entries, then Black's), the
-    /// two sides at once. The body's hash is not checked here ([`Table::open`] does).
+    /// two sides at once, as stored: of a file that leaves out illegal positions, their entries
+    /// are the fill (see [`PackedTable::to_table`]). The body's hash is not checked here
+    /// ([`Table::open`] does).
     pub fn decode_body(&self) -> Result<Vec<u8>, FormatError> {
         let width = usize::from(self.header.value_width);
         let half = usize::try_from(self.header.entries_per_side)
@@ -493,8 +674,8 @@ impl PackedTable {
         Ok(body)
     }
 
-    /// Decodes the whole table into a [`Table`] held in memory, checking the value stream
-    /// against its hash.
+    /// Decodes the whole table into a [`Table`] held in memory, the entries it leaves out put
+    /// back by the installed [`Restorer`], checking the value stream against its hash.
     pub fn to_table(&self) -> Result<Table, FormatError> {
         let table = self.to_table_unchecked()?;
         table.check_body()?;
@@ -504,11 +685,32 @@ impl PackedTable {
     /// [`PackedTable::to_table`] without the check of the whole value stream's hash (each
     /// block's checksum is still checked as it is decoded).
     pub fn to_table_unchecked(&self) -> Result<Table, FormatError> {
+        let restorer = match self.leaves_out_illegal() {
+            true => Some(*RESTORER.get().ok_or_else(|| FormatError::NeedsRestorer {
+                path: self.path.clone(),
+            })?),
+            false => None,
+        };
+        let mut body = self.decode_body()?;
+        if let Some(restore) = restorer {
+            let half = body.len() / 2;
+            let (white, black) = body.split_at_mut(half);
+            let h = &self.header;
+            let width = usize::from(h.value_width);
+            let (w, b) = rayon::join(
+                || restore(&h.material, h.files, h.ranks, true, width, white),
+                || restore(&h.material, h.files, h.ranks, false, width, black),
+            );
+            w.and(b).map_err(|what| FormatError::CorruptHeader {
+                path: self.path.clone(),
+                what: format!("its illegal positions cannot be put back: {what}"),
+            })?;
+        }
         Ok(Table::from_decoded(
             self.path.clone(),
             self.header.clone(),
             self.stream_hash,
-            self.decode_body()?,
+            body,
             self.file_bytes(),
         ))
     }
@@ -559,8 +761,123 @@ mod tests {
         Table::open(&path).unwrap()
     }
 
+    /// Puts back the zeros of [`raw_table`]'s entries, from the same sequence: the test's
+    /// stand-in for the rules.
+    fn restore_raw_table(
+        _material: &str,
+        _files: u8,
+        _ranks: u8,
+        white: bool,
+        width: usize,
+        side: &mut [u8],
+    ) -> Result<(), String> {
+        let entries = (side.len() / width) as u64;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..2 * entries {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let here = (i < entries) == white;
+            if here && state % 8 == 0 {
+                let at = (i % entries) as usize * width;
+                side[at..at + width].fill(0);
+            }
+        }
+        Ok(())
+    }
+
+    fn pair_coded() -> PackOptions {
+        install_restorer(restore_raw_table);
+        PackOptions {
+            coder: Coder::Pairs,
+            level: 3,
+            ..PackOptions::default()
+        }
+    }
+
+    #[test]
+    fn pair_coded_tables_read_back_and_leave_out_illegal_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        for (entries, width) in [(5u64, 1u8), (4_321, 1), (300_001, 1), (150_007, 2)] {
+            let raw = raw_table(dir.path(), entries, width);
+            let path = dir.path().join("KRvK.8x8.rtbz");
+            let report = pack(&raw, &path, &[], &pair_coded()).unwrap();
+            assert_eq!(report.packed_bytes, fs::metadata(&path).unwrap().len());
+            let packed = PackedTable::open(&path).unwrap();
+            assert_eq!(packed.coder(), Coder::Pairs);
+            assert!(packed.leaves_out_illegal());
+            assert_eq!(packed.stream_hash(), raw.body_hash());
+            for white in [true, false] {
+                for i in 0..entries {
+                    let kept = raw.code(white, i).unwrap();
+                    if kept != 0 {
+                        assert_eq!(packed.code(white, i).unwrap(), kept, "entry {i}");
+                    }
+                }
+            }
+            assert!(packed.code(true, entries).is_err());
+            let whole = Table::open(&path).unwrap();
+            assert_eq!(whole.body(), raw.body());
+        }
+        // A smaller file than zstd blocks of the same table.
+        let raw = raw_table(dir.path(), 300_001, 1);
+        let pairs = dir.path().join("pairs.rtbz");
+        let zstd = dir.path().join("zstd.rtbz");
+        let a = pack(&raw, &pairs, &[], &pair_coded()).unwrap();
+        let b = pack(&raw, &zstd, &[], &small_blocks()).unwrap();
+        assert!(a.packed_bytes < b.packed_bytes, "{a:?} {b:?}");
+    }
+
+    #[test]
+    fn damaged_pair_coded_files_are_refused_naming_the_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = raw_table(dir.path(), 300_001, 1);
+        let path = dir.path().join("KRvK.8x8.rtbz");
+        pack(&raw, &path, &[], &pair_coded()).unwrap();
+        let good = fs::read(&path).unwrap();
+        // Black's data is the file's last bytes: flip one in its last block.
+        let mut bad = good.clone();
+        let n = bad.len();
+        bad[n - 3] ^= 0x10;
+        fs::write(&path, &bad).unwrap();
+        let damaged = PackedTable::open(&path).unwrap();
+        assert!(
+            damaged.code(true, 300_000).is_ok(),
+            "White's side is intact"
+        );
+        let error = damaged.code(false, 300_000).unwrap_err();
+        assert!(
+            matches!(error, FormatError::CorruptBlock { side: "Black", .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("blake3"), "{error}");
+        assert!(matches!(
+            Table::open(&path),
+            Err(FormatError::CorruptBlock { .. })
+        ));
+        let check = |bytes: &[u8]| {
+            fs::write(&path, bytes).unwrap();
+            PackedTable::open(&path).unwrap_err()
+        };
+        assert!(matches!(
+            check(&good[..good.len() - 1]),
+            FormatError::WrongLength { .. }
+        ));
+        let header_length = read_u32(&good, 12) as usize;
+        for at in [header_length + 3, header_length + 30] {
+            let mut bad = good.clone();
+            bad[at] ^= 1;
+            let error = check(&bad);
+            assert!(error.to_string().contains("directory checksum"), "{error}");
+        }
+        let mut bad = good.clone();
+        bad[47] = 0x80;
+        assert!(matches!(check(&bad), FormatError::CorruptHeader { .. }));
+    }
+
     fn small_blocks() -> PackOptions {
         PackOptions {
+            coder: Coder::ZstdBlocks,
             entries_per_block: 1000,
             level: 3,
             ..PackOptions::default()

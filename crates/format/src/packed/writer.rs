@@ -2,13 +2,14 @@
 //! blocks compressed a stretch at a time and written as they come, and the written file decoded
 //! back against the raw body before it is kept.
 //!
-//! Owns: [`pack`], [`PackOptions`], [`PackReport`].
+//! Owns: [`pack`], [`PackOptions`], [`Coder`], [`PackReport`].
 //! Must never: keep a file that does not decode to the raw body, or hold a whole side's
 //! compressed blocks in memory (the largest tables would not fit beside their raw bodies).
 
 use super::{
-    digits_at, short_hash, DigitOrder, PackedTable, BLOCK_RECORD, CODER_ZSTD_BLOCKS, HASH_LEN,
-    MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION,
+    digits_at, pairs, short_hash, DigitOrder, PackedTable, SideBlocks, BLOCK_RECORD, CODER_PAIRS,
+    CODER_ZSTD_BLOCKS, HASH_LEN, LEAVES_OUT_ILLEGAL, MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION,
+    PAIRS_VERSION,
 };
 use crate::{io_error, FormatError, Table, TempFile};
 use rayon::prelude::*;
@@ -18,12 +19,25 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zstd::zstd_safe::{self, CParameter, DCtx, DDict};
 
+/// How a packed file codes its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Coder {
+    /// Version 2: each side pair-coded ([`pairs`]), illegal positions left out.
+    #[default]
+    Pairs,
+    /// Version 1: zstd frames of a fixed number of entries, every entry kept.
+    ZstdBlocks,
+}
+
 /// How [`pack`] compresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackOptions {
-    /// Entries per block: a probe decodes one block.
+    /// The coder.
+    pub coder: Coder,
+    /// Entries per block of [`Coder::ZstdBlocks`]: a probe decodes one block.
     pub entries_per_block: u32,
-    /// The zstd compression level (1 to 22).
+    /// The zstd compression level (1 to 22) of [`Coder::ZstdBlocks`], and of the samples
+    /// both coders choose a side's order of entries by.
     pub level: i32,
     /// The largest dictionary trained for a side, in bytes; a side gets a dictionary of at
     /// most a sixty-fourth of its raw size, and none below [`MIN_DICTIONARY_BYTES`].
@@ -47,6 +61,7 @@ const STRETCH_BLOCKS: u64 = 4096;
 impl Default for PackOptions {
     fn default() -> PackOptions {
         PackOptions {
+            coder: Coder::default(),
             entries_per_block: 1024,
             level: 12,
             max_dictionary_bytes: 16 * 1024,
@@ -237,6 +252,9 @@ pub fn pack(
         path: path.to_path_buf(),
         source,
     };
+    if options.coder == Coder::Pairs {
+        return pack_pairs(table, path, &radices, options, start);
+    }
     let width = usize::from(header.value_width);
     let (white, black) = table.body().split_at(table.body().len() / 2);
     let per_block = u64::from(options.entries_per_block);
@@ -257,10 +275,7 @@ pub fn pack(
 
     // The layout: header (its digits after the name), then per side its dictionary and block
     // table, then the data.
-    let name = header.material.as_bytes();
-    let n = radices.len();
-    let digits = digits_at(name.len()) as u64;
-    let header_length = pad8(digits + 10 * n as u64) + HASH_LEN as u64;
+    let header_length = header_length(&header.material, radices.len());
     let mut at = header_length;
     let mut places = Vec::new();
     for side in &sides {
@@ -349,46 +364,32 @@ pub fn pack(
         let t = (table_at - header_length) as usize;
         directory[t..t + records.len()].copy_from_slice(records);
     }
-    let mut head = Vec::with_capacity(header_length as usize);
-    head.extend_from_slice(&PACKED_MAGIC);
-    head.extend_from_slice(&PACKED_VERSION.to_le_bytes());
-    head.extend_from_slice(&(header_length as u32).to_le_bytes());
-    head.extend_from_slice(&[
-        header.files,
-        header.ranks,
-        header.value_width,
-        header.symmetries,
-    ]);
-    head.extend_from_slice(&header.index_scheme.to_le_bytes());
-    head.extend_from_slice(&header.entries_per_side.to_le_bytes());
-    head.extend_from_slice(&header.max_plies.to_le_bytes());
-    head.extend_from_slice(&(name.len() as u16).to_le_bytes());
-    head.extend_from_slice(&CODER_ZSTD_BLOCKS.to_le_bytes());
-    head.extend_from_slice(&options.entries_per_block.to_le_bytes());
-    head.extend_from_slice(&[n as u8, header.kind.code(), header.rule_plies, 0]);
-    head.extend_from_slice(&table.body_hash());
+    let mut records = [[0u64; 6]; 2];
     let mut data_at = directory_end;
-    for ((side, &(dict_at, table_at)), &length) in sides.iter().zip(&places).zip(&lengths) {
-        head.extend_from_slice(&dict_at.to_le_bytes());
-        head.extend_from_slice(&(side.dictionary.len() as u32).to_le_bytes());
-        head.extend_from_slice(&(blocks_per_side as u32).to_le_bytes());
-        head.extend_from_slice(&table_at.to_le_bytes());
-        head.extend_from_slice(&data_at.to_le_bytes());
-        head.extend_from_slice(&length.to_le_bytes());
+    for (((side, &(dict_at, table_at)), &length), record) in
+        sides.iter().zip(&places).zip(&lengths).zip(&mut records)
+    {
+        *record = [
+            dict_at,
+            side.dictionary.len() as u64,
+            blocks_per_side,
+            table_at,
+            data_at,
+            length,
+        ];
         data_at += length;
     }
-    head.extend_from_slice(blake3::hash(&directory).as_bytes());
-    head.extend_from_slice(name);
-    head.resize(digits as usize, 0);
-    for radix in &radices {
-        head.extend_from_slice(&radix.to_le_bytes());
-    }
-    for side in &sides {
-        head.extend_from_slice(side.order.order());
-    }
-    head.resize(header_length as usize - HASH_LEN, 0);
-    let header_hash = blake3::hash(&head);
-    head.extend_from_slice(header_hash.as_bytes());
+    let head = header_bytes(&HeaderFields {
+        table,
+        version: PACKED_VERSION,
+        coder: CODER_ZSTD_BLOCKS,
+        entries_per_block: options.entries_per_block,
+        flags: 0,
+        records,
+        directory: &directory,
+        radices: &radices,
+        orders: [sides[0].order.order(), sides[1].order.order()],
+    });
     let file = temp.file();
     file.write_all_at(&head, 0).map_err(io_error(temp.path()))?;
     file.write_all_at(&directory, header_length)
@@ -428,6 +429,193 @@ pub fn pack(
             sides[0].order.order().to_vec(),
             sides[1].order.order().to_vec(),
         ],
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Bytes of the header of a packed table of `material` whose index has `digits` digits.
+fn header_length(material: &str, digits: usize) -> u64 {
+    pad8(digits_at(material.len()) as u64 + 10 * digits as u64) + HASH_LEN as u64
+}
+
+/// What a packed file's header records beside the raw table's header.
+struct HeaderFields<'a> {
+    table: &'a Table,
+    version: u32,
+    coder: u16,
+    entries_per_block: u32,
+    flags: u8,
+    /// Per side: directory (or dictionary) offset and length, blocks, block or check table
+    /// offset, data offset and length.
+    records: [[u64; 6]; 2],
+    /// The directory's bytes, hashed into the header.
+    directory: &'a [u8],
+    radices: &'a [u64],
+    orders: [&'a [u8]; 2],
+}
+
+/// The header's bytes, its checksum last (the layout of the [module](super) documentation).
+fn header_bytes(f: &HeaderFields<'_>) -> Vec<u8> {
+    let header = f.table.header();
+    let name = header.material.as_bytes();
+    let length = header_length(&header.material, f.radices.len());
+    let mut head = Vec::with_capacity(length as usize);
+    head.extend_from_slice(&PACKED_MAGIC);
+    head.extend_from_slice(&f.version.to_le_bytes());
+    head.extend_from_slice(&(length as u32).to_le_bytes());
+    head.extend_from_slice(&[
+        header.files,
+        header.ranks,
+        header.value_width,
+        header.symmetries,
+    ]);
+    head.extend_from_slice(&header.index_scheme.to_le_bytes());
+    head.extend_from_slice(&header.entries_per_side.to_le_bytes());
+    head.extend_from_slice(&header.max_plies.to_le_bytes());
+    head.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    head.extend_from_slice(&f.coder.to_le_bytes());
+    head.extend_from_slice(&f.entries_per_block.to_le_bytes());
+    head.extend_from_slice(&[
+        f.radices.len() as u8,
+        header.kind.code(),
+        header.rule_plies,
+        f.flags,
+    ]);
+    head.extend_from_slice(&f.table.body_hash());
+    for record in &f.records {
+        head.extend_from_slice(&record[0].to_le_bytes());
+        head.extend_from_slice(&(record[1] as u32).to_le_bytes());
+        head.extend_from_slice(&(record[2] as u32).to_le_bytes());
+        head.extend_from_slice(&record[3].to_le_bytes());
+        head.extend_from_slice(&record[4].to_le_bytes());
+        head.extend_from_slice(&record[5].to_le_bytes());
+    }
+    head.extend_from_slice(blake3::hash(f.directory).as_bytes());
+    head.extend_from_slice(name);
+    head.resize(digits_at(name.len()), 0);
+    for radix in f.radices {
+        head.extend_from_slice(&radix.to_le_bytes());
+    }
+    for order in &f.orders {
+        head.extend_from_slice(order);
+    }
+    head.resize(length as usize - HASH_LEN, 0);
+    let hash = blake3::hash(&head);
+    head.extend_from_slice(hash.as_bytes());
+    head
+}
+
+/// [`pack`] with [`Coder::Pairs`]: each side's order chosen as for zstd blocks, its entries
+/// coded whole in memory with illegal positions filled, the file written, read back whole and
+/// entry by entry against the coded streams, then renamed into place.
+fn pack_pairs(
+    table: &Table,
+    path: &Path,
+    radices: &[u64],
+    options: &PackOptions,
+    start: Instant,
+) -> Result<PackReport, FormatError> {
+    let header = table.header();
+    let io = |source: std::io::Error| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let width = usize::from(header.value_width);
+    let (white, black) = table.body().split_at(table.body().len() / 2);
+    let mut orders = Vec::with_capacity(2);
+    for raw in [white, black] {
+        orders.push(choose_order(raw, width, radices, options).map_err(io)?);
+    }
+    let (w, b) = rayon::join(
+        || pairs::code_side(table, true, &orders[0], true),
+        || pairs::code_side(table, false, &orders[1], true),
+    );
+    let coded = [w, b].map(|side| {
+        side.map_err(|what| FormatError::CorruptHeader {
+            path: path.to_path_buf(),
+            what: format!("cannot be pair-coded ({what}); pack it with zstd blocks"),
+        })
+    });
+    let [white_side, black_side] = coded;
+    let sides = [white_side?, black_side?];
+
+    // Header, then per side its directory and check table, then the data.
+    let header_length = header_length(&header.material, radices.len());
+    let mut directory = Vec::new();
+    let mut records = [[0u64; 6]; 2];
+    let data_start = {
+        let mut at = header_length;
+        for side in &sides {
+            at = pad8(at + side.directory.len() as u64);
+            at = pad8(at + side.checks.len() as u64);
+        }
+        at
+    };
+    let mut data_at = data_start;
+    for (side, record) in sides.iter().zip(&mut records) {
+        let dict_at = header_length + directory.len() as u64;
+        directory.extend_from_slice(&side.directory);
+        directory.resize(pad8(directory.len() as u64) as usize, 0);
+        let checks_at = header_length + directory.len() as u64;
+        directory.extend_from_slice(&side.checks);
+        directory.resize(pad8(directory.len() as u64) as usize, 0);
+        *record = [
+            dict_at,
+            side.directory.len() as u64,
+            side.blocks as u64,
+            checks_at,
+            data_at,
+            side.data.len() as u64,
+        ];
+        data_at += side.data.len() as u64;
+    }
+    let head = header_bytes(&HeaderFields {
+        table,
+        version: PAIRS_VERSION,
+        coder: CODER_PAIRS,
+        entries_per_block: 0,
+        flags: LEAVES_OUT_ILLEGAL,
+        records,
+        directory: &directory,
+        radices,
+        orders: [orders[0].order(), orders[1].order()],
+    });
+    let temp = TempFile::beside(path)?;
+    let file = temp.file();
+    file.write_all_at(&head, 0).map_err(io_error(temp.path()))?;
+    file.write_all_at(&directory, header_length)
+        .map_err(io_error(temp.path()))?;
+    let mut at = data_start;
+    for side in &sides {
+        file.write_all_at(&side.data, at)
+            .map_err(io_error(temp.path()))?;
+        at += side.data.len() as u64;
+    }
+    file.sync_all().map_err(io_error(temp.path()))?;
+
+    // The file as written gives back the coded streams, whole and entry by entry.
+    let written = PackedTable::from_file(file, path)?;
+    for (s, side) in sides.iter().enumerate() {
+        let SideBlocks::Pairs(read) = &written.sides[s].blocks else {
+            unreachable!("a pair-coded file");
+        };
+        pairs::check_written(&written, s == 0, read, &side.stream)?;
+    }
+    let packed_bytes = written.file_bytes();
+    let blocks = written.sides.iter().map(|s| match &s.blocks {
+        SideBlocks::Pairs(p) => p.directory.block_count() as u64,
+        SideBlocks::Zstd(z) => z.ends.len() as u64,
+    });
+    let blocks = blocks.sum();
+    drop(written);
+    temp.persist(path)?;
+    Ok(PackReport {
+        path: path.to_path_buf(),
+        raw_bytes: table.file_bytes(),
+        packed_bytes,
+        blocks,
+        dictionary_bytes: 0,
+        orders: [orders[0].order().to_vec(), orders[1].order().to_vec()],
         seconds: start.elapsed().as_secs_f64(),
     })
 }
