@@ -207,20 +207,15 @@ impl PairCode {
             block_bytes,
             ..options
         };
-        let entries = values.len() as u64;
-        let span = mark_span(entries, block_entries.len());
-        let marks = place_marks(&block_entries, entries, span);
         PairCode {
-            directory: PairDirectory {
+            directory: PairDirectory::new(
                 options,
-                entries,
+                values.len() as u64,
                 symbols,
                 lengths,
                 code,
                 block_entries,
-                span,
-                marks,
-            },
+            ),
             data,
         }
     }
@@ -295,6 +290,29 @@ impl PairCode {
 }
 
 impl PairDirectory {
+    /// A directory of `block_entries` blocks holding `entries` entries, its marks placed.
+    fn new(
+        options: PairCodeOptions,
+        entries: u64,
+        symbols: Vec<Symbol>,
+        lengths: Vec<u32>,
+        code: Canonical,
+        block_entries: Vec<u32>,
+    ) -> PairDirectory {
+        let span = mark_span(entries, block_entries.len());
+        let marks = place_marks(&block_entries, entries, span);
+        PairDirectory {
+            options,
+            entries,
+            symbols,
+            lengths,
+            code,
+            block_entries,
+            span,
+            marks,
+        }
+    }
+
     /// Entries in the stream.
     pub fn entries(&self) -> u64 {
         self.entries
@@ -501,22 +519,19 @@ impl PairDirectory {
         if total != entries {
             return Err(format!("its blocks hold {total} entries, not {entries}"));
         }
-        let span = mark_span(entries, block_entries.len());
-        let marks = place_marks(&block_entries, entries, span);
-        Ok(PairDirectory {
-            options: PairCodeOptions {
-                block_bytes,
-                max_code_bits: longest.max(1),
-                ..PairCodeOptions::default()
-            },
+        let options = PairCodeOptions {
+            block_bytes,
+            max_code_bits: longest.max(1),
+            ..PairCodeOptions::default()
+        };
+        Ok(PairDirectory::new(
+            options,
             entries,
             symbols,
             lengths,
             code,
             block_entries,
-            span,
-            marks,
-        })
+        ))
     }
 }
 

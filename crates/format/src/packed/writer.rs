@@ -530,28 +530,16 @@ fn pack_pairs(
         || pairs::code_side(table, true, &orders[0], true),
         || pairs::code_side(table, false, &orders[1], true),
     );
-    let coded = [w, b].map(|side| {
-        side.map_err(|what| FormatError::CorruptHeader {
-            path: path.to_path_buf(),
-            what: format!("cannot be pair-coded ({what}); pack it with zstd blocks"),
-        })
-    });
-    let [white_side, black_side] = coded;
-    let sides = [white_side?, black_side?];
+    let refuse = |what: String| FormatError::CorruptHeader {
+        path: path.to_path_buf(),
+        what: format!("cannot be pair-coded ({what}); pack it with zstd blocks"),
+    };
+    let sides = [w.map_err(refuse)?, b.map_err(refuse)?];
 
     // Header, then per side its directory and check table, then the data.
     let header_length = header_length(&header.material, radices.len());
     let mut directory = Vec::new();
     let mut records = [[0u64; 6]; 2];
-    let data_start = {
-        let mut at = header_length;
-        for side in &sides {
-            at = pad8(at + side.directory.len() as u64);
-            at = pad8(at + side.checks.len() as u64);
-        }
-        at
-    };
-    let mut data_at = data_start;
     for (side, record) in sides.iter().zip(&mut records) {
         let dict_at = header_length + directory.len() as u64;
         directory.extend_from_slice(&side.directory);
@@ -564,11 +552,14 @@ fn pack_pairs(
             side.directory.len() as u64,
             side.blocks as u64,
             checks_at,
-            data_at,
+            0,
             side.data.len() as u64,
         ];
-        data_at += side.data.len() as u64;
     }
+    // The data follow the directory, White's then Black's.
+    let data_start = header_length + directory.len() as u64;
+    records[0][4] = data_start;
+    records[1][4] = data_start + records[0][5];
     let head = header_bytes(&HeaderFields {
         table,
         version: PAIRS_VERSION,
@@ -602,18 +593,13 @@ fn pack_pairs(
         pairs::check_written(&written, s == 0, read, &side.stream)?;
     }
     let packed_bytes = written.file_bytes();
-    let blocks = written.sides.iter().map(|s| match &s.blocks {
-        SideBlocks::Pairs(p) => p.directory.block_count() as u64,
-        SideBlocks::Zstd(z) => z.ends.len() as u64,
-    });
-    let blocks = blocks.sum();
     drop(written);
     temp.persist(path)?;
     Ok(PackReport {
         path: path.to_path_buf(),
         raw_bytes: table.file_bytes(),
         packed_bytes,
-        blocks,
+        blocks: sides.iter().map(|s| s.blocks as u64).sum(),
         dictionary_bytes: 0,
         orders: [orders[0].order().to_vec(), orders[1].order().to_vec()],
         seconds: start.elapsed().as_secs_f64(),
