@@ -606,7 +606,7 @@ fn quiet_on_broken_pipe() {
 fn main() -> ExitCode {
     // Packed files leave illegal positions out: every whole-table read (verify, stats, pack
     // --check, gen) puts them back from the rules before the value stream's hash is checked.
-    retro_format::install_restorer(retro_engine::restore_illegal);
+    retro_format::install_restorer(retro_gen::restore_packed);
     quiet_on_broken_pipe();
     let cli = Cli::parse();
     if let Some(threads) = cli.threads {

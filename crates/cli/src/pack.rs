@@ -1,7 +1,9 @@
 //! `retro pack`: raw tables of every kind (DTM, DTZ50, WDL50) into packed files
 //! (`MATERIAL.FxR[.KIND].rtbz`), each decoded back and compared before it is kept.
 
-use crate::support::{human_bytes, peak_memory_mib, tables_dir, tables_in};
+use crate::support::{
+    available_memory, human_bytes, parse_size, peak_memory_mib, tables_dir, tables_in,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::Material;
@@ -25,6 +27,11 @@ pub struct PackArgs {
     /// Remove each raw file once its packed file is written and decoded back.
     #[arg(long)]
     remove_raw: bool,
+    /// The most memory packing a table may take (e.g. 8G); a run with a table that would need
+    /// more is refused before it starts, with the figure it needs (default: the memory the
+    /// machine has available).
+    #[arg(long, value_parser = parse_size)]
+    mem: Option<u64>,
     /// How entries are coded: `pairs` (pair substitution and Huffman codes in small blocks,
     /// illegal positions left out; layout version 2) or `zstd` (zstd frames of
     /// --block-entries entries, every entry kept; version 1).
@@ -193,6 +200,26 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
         .iter()
         .map(|(_, _, raw, _)| std::fs::metadata(raw).map_or(0, |m| m.len()))
         .sum();
+    let options = args.options();
+    // Refused before any work where a table would not fit in the memory allowed.
+    let allowed = args
+        .mem
+        .map(|bytes| (bytes, "--mem allows"))
+        .or_else(|| available_memory().map(|bytes| (bytes, "the machine has available")));
+    if let Some((allowed, whose)) = allowed {
+        for (material, kind, raw, _) in &todo {
+            let bytes = std::fs::metadata(raw).map_or(0, |m| m.len());
+            let need = pack_memory_needed(*kind, options.coder, bytes);
+            if need > allowed {
+                bail!(
+                    "packing {} needs about {} of memory, and {whose} {}; nothing was written",
+                    label(&material.to_string(), *kind),
+                    human_bytes(need),
+                    human_bytes(allowed)
+                );
+            }
+        }
+    }
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
@@ -204,7 +231,6 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
         )
         .expect("a valid template"),
     );
-    let options = args.options();
     let geo = retro_engine::Geometry::new(board);
     let start = Instant::now();
     let (mut raw_bytes, mut packed_bytes) = (0u64, 0u64);
@@ -216,8 +242,9 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
         let radices = retro_engine::Indexer::new(&geo, *material)
             .map_err(|e| anyhow!("{material}: {e}"))?
             .digit_radices();
-        let report = retro_format::pack(&table, packed, &radices, &options)
-            .with_context(|| format!("packing {}", raw.display()))?;
+        let report =
+            retro_gen::pack_table(board, &dir, *material, &table, packed, &radices, &options)
+                .with_context(|| format!("packing {}", raw.display()))?;
         drop(table);
         if args.remove_raw {
             std::fs::remove_file(raw).with_context(|| format!("removing {}", raw.display()))?;
@@ -241,6 +268,22 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The most memory packing a raw file of `raw_bytes` of `kind` with `coder` takes: the file
+/// (mapped), and for pair codes four bytes an entry for the coded streams and the coder's
+/// work, two more for the exits' codes where the kind's exits decide, with the smaller tables
+/// read whole beside them ([`retro_gen::SHARED_TABLE_BYTES`]). KRBvKR's DTM (231 MiB raw):
+/// 2.6 GiB by this count; 2.4 GiB measured at the peak of a `retro bench --suite pack` run.
+fn pack_memory_needed(kind: TableKind, coder: Coder, raw_bytes: u64) -> u64 {
+    const WORK: u64 = 64 << 20;
+    match coder {
+        Coder::ZstdBlocks => raw_bytes + WORK,
+        Coder::Pairs if kind.exits_decide() => {
+            raw_bytes + 6 * raw_bytes + retro_gen::SHARED_TABLE_BYTES + WORK
+        }
+        Coder::Pairs => raw_bytes + 4 * raw_bytes + WORK,
+    }
 }
 
 /// `retro pack --check`: every packed table with a raw one beside it decoded and compared.

@@ -9,7 +9,7 @@ use common::{all_output, retro, stdout_text};
 
 /// This process reads packed files whole, as `retro` does: their illegal positions put back.
 fn restoring() {
-    retro_format::install_restorer(retro_engine::restore_illegal);
+    retro_format::install_restorer(retro_gen::restore_packed);
 }
 use retro_format::{PackedTable, Table};
 use std::path::Path;
@@ -195,6 +195,34 @@ fn damaged_packed_files_are_refused() {
     refused("not a retro table");
     std::fs::write(&path, &good).unwrap();
     assert!(probe().status.success());
+}
+
+/// A pack whose table would need more memory than `--mem` allows is refused before it starts,
+/// naming the table and the figure, and writes nothing; a size that is no size is an error.
+#[test]
+fn a_pack_beyond_the_memory_allowed_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    ok(retro(&[
+        "gen", "KQvK", "--kinds", "dtm", "--dir", d, "--quiet",
+    ]));
+    let out = retro(&["pack", "KQvK", "--dir", d, "--mem", "1M", "--quiet"]);
+    let text = all_output(&out);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("packing KQvK needs about"), "{text}");
+    assert!(text.contains("--mem allows 1.0 MiB"), "{text}");
+    assert!(
+        names(dir.path()).iter().all(|n| !n.ends_with(".rtbz")),
+        "{:?}",
+        names(dir.path())
+    );
+    let out = retro(&["pack", "--dir", d, "--mem", "lots"]);
+    assert!(!out.status.success());
+    assert!(all_output(&out).contains("--mem"), "{}", all_output(&out));
+    let text = ok(retro(&[
+        "pack", "KQvK", "--dir", d, "--mem", "2G", "--quiet",
+    ]));
+    assert!(text.contains("tables packed"), "{text}");
 }
 
 /// `retro pack` killed at many moments never leaves a file, partial or whole, at the packed

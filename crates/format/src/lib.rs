@@ -3,7 +3,8 @@
 //! Owns: the on-disk layout of one table (one material, one board, both sides to move), its
 //! value encoding, the atomic writer and the checked, memory-mapped reader of raw tables (this
 //! module); packed tables, the same values compressed in blocks ([`packed`]); the pair
-//! substitution coder of a stream of values ([`pair_code`]); file names and atomic writes
+//! substitution coder of a stream of values ([`pair_code`]); the entries a capture or a
+//! promotion decides ([`exits`]); file names and atomic writes
 //! ([`files`]); the lock of a directory being written ([`lock`]); oracle files ([`oracle`]).
 //! Must never: depend on the engine or the generator — `retro-verify` reads tables through this
 //! crate alone, and computes positions' offsets from the documented index scheme itself.
@@ -72,6 +73,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod exits;
 pub mod fifty;
 pub mod files;
 pub mod lock;
@@ -86,8 +88,8 @@ pub use files::{
 };
 pub use lock::DirectoryLock;
 pub use packed::{
-    install_restorer, pack, packed_file_name, Coder, DigitOrder, PackOptions, PackReport,
-    PackedTable, Restorer,
+    install_restorer, pack, pack_with_exits, packed_file_name, Coder, DigitOrder, PackOptions,
+    PackReport, PackedTable, Restore, Restorer,
 };
 pub use pair_code::{PairCode, PairCodeOptions};
 
@@ -229,9 +231,10 @@ pub enum FormatError {
         /// The versions of its layout this build reads.
         reads: &'static str,
     },
-    /// A packed file leaves out the entries of illegal positions, and no reader that puts them
-    /// back from the rules is installed ([`install_restorer`]).
-    #[error("{} leaves out the entries of illegal positions; only a reader that knows the rules puts them back (retro, retro-tablebase), and this program has none", path.display())]
+    /// A packed file leaves out the entries of illegal positions (and, where its flags say so,
+    /// of positions an exit decides), and no reader that puts them back from the rules and the
+    /// smaller tables is installed ([`install_restorer`]).
+    #[error("{} leaves out entries that only a reader knowing the rules puts back (illegal positions, and those a capture or promotion decides): retro, retro-tablebase; this program has none", path.display())]
     NeedsRestorer {
         /// The path.
         path: PathBuf,

@@ -38,8 +38,8 @@ pub struct Builder {
 impl Builder {
     /// A builder for `board`, writing into `dir`.
     pub fn new(board: Board, dir: impl Into<PathBuf>) -> Builder {
-        // Smaller tables may be packed files that leave illegal positions out.
-        retro_format::install_restorer(retro_engine::restore_illegal);
+        // Smaller tables may be packed files that leave entries out.
+        retro_format::install_restorer(crate::restore_packed);
         Builder {
             geo: Geometry::new(board),
             dir: dir.into(),
@@ -188,7 +188,15 @@ impl Builder {
             })?
             .digit_radices();
         let packed = self.file_of(kind, material, true);
-        let report = retro_format::pack(&table, &packed, &radices, options)?;
+        let report = crate::pack_table(
+            self.geo.board(),
+            &self.dir,
+            material,
+            &table,
+            &packed,
+            &radices,
+            options,
+        )?;
         drop(table);
         std::fs::remove_file(&raw).map_err(|source| FormatError::Io { path: raw, source })?;
         Ok(report)

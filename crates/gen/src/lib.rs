@@ -48,6 +48,7 @@
 //! ```
 
 mod builder;
+mod exit_codes;
 mod exits;
 pub mod fast;
 pub mod fifty;
@@ -58,9 +59,11 @@ pub mod reference;
 mod subtables;
 
 pub use builder::Builder;
+pub use exit_codes::{exit_codes, pack_table, restore_packed};
 pub use exits::exit_targets;
 pub use memory::{building_core, disk_needed, memory_needed, DiskNeed, MemoryNeed};
 pub use ranks::{OneRank, Ranks, ThreadRanks, Traffic};
+pub use subtables::SHARED_TABLE_BYTES;
 
 use retro_engine::Material;
 use retro_format::FormatError;

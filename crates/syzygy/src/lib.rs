@@ -303,7 +303,7 @@ pub fn check(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FileCheck, SyzygyError> {
-    retro_format::install_restorer(retro_engine::restore_illegal);
+    retro_format::install_restorer(retro_gen::restore_packed);
     let name = material.to_string();
     let unsupported = |reason: String| SyzygyError::Unsupported {
         material: name.clone(),

@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let entries = indexer.size();
     println!("{name}: {entries} entries a side");
-    let (mut companion_total, mut distance_total) = (0, 0);
+    let (mut companion_total, mut distance_total, mut plain_total) = (0, 0, 0);
     for (white, stm) in [(true, Side::White), (false, Side::Black)] {
         let captures: Vec<Option<Value>> =
             common::by_index(&indexer, &geo, stm, |p| best_capture(&tb, &geo, p));
@@ -140,6 +140,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             distances.push(stored);
             last = stored;
         }
+        // The plain stream: one code per entry, an illegal entry or one whose best capture
+        // reaches its value a don't-care (any value no better).
+        let key = |v: Value| match v {
+            Value::Win(n) => (2, -i64::from(n)),
+            Value::Draw | Value::Illegal => (1, 0),
+            Value::Loss(n) => (0, i64::from(n)),
+        };
+        let mut plain = Vec::with_capacity(stream.len());
+        let mut last = 1u16;
+        for &(value, capture) in &stream {
+            let free = value == Value::Illegal || capture == Some(value);
+            let last_value = Value::from_code(u32::from(last));
+            let stored = if free && (value == Value::Illegal || key(last_value) <= key(value)) {
+                last
+            } else {
+                value.code() as u16
+            };
+            plain.push(stored);
+            last = stored;
+        }
+        let plain_code = PairCode::build(
+            &plain,
+            PairCodeOptions {
+                block_bytes: 256,
+                ..PairCodeOptions::default()
+            },
+        );
+        plain_total += plain_code.stored_bytes();
         let side = if white { "White" } else { "Black" };
         let wdl = PairCode::build(
             &companion,
@@ -169,6 +197,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         companion_total += wdl.stored_bytes();
         distance_total += dtm.stored_bytes();
     }
+    println!("  both sides: one stream of codes, captures' don't-cares filled, 256 B blocks: {plain_total} B");
     println!(
         "  both sides: companion {companion_total} B, distances {distance_total} B, in all {} B",
         companion_total + distance_total

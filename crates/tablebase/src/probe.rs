@@ -140,7 +140,7 @@ impl Tablebase {
     /// The tables of `board` in `dir`, with a block cache of [`DEFAULT_CACHE_BYTES`].
     pub fn new(board: Board, dir: impl Into<PathBuf>) -> Tablebase {
         // Packed files leave illegal positions out; whole-table reads put them back.
-        retro_format::install_restorer(retro_engine::restore_illegal);
+        retro_format::install_restorer(retro_gen::restore_packed);
         Tablebase {
             geo: Geometry::new(board),
             dir: dir.into(),
@@ -311,10 +311,47 @@ impl Tablebase {
         };
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
         let white = q.side_to_move() == Side::White;
-        match loaded.source.code(white, index, &self.cache, loaded.id)? {
+        let stored = loaded.source.code(white, index, &self.cache, loaded.id)?;
+        let code = match loaded.source.exits_decide() {
+            true => kind.with_exit(stored, self.best_exit(kind, &q)?),
+            false => stored,
+        };
+        match code {
             0 => Err(inconsistent()),
             code => Ok(code),
         }
+    }
+
+    /// The code, for the side to move of a legal position, of its best exit (a capture or a
+    /// promotion) in the tables of `kind` it leads into; 0 if it has none. A packed file that
+    /// stores any value no better where an exit decides is read through it
+    /// ([`retro_format::exits`]).
+    fn best_exit<const N: usize>(
+        &self,
+        kind: TableKind,
+        p: &Position<N>,
+    ) -> Result<u32, ProbeError> {
+        let geo = &self.geo;
+        let mut exits = Vec::new();
+        // Without pawns the exits are the captures, found without listing the quiet moves.
+        if p.quiet_move_count(geo, |mv| exits.push(mv), |_| {})
+            .is_none()
+        {
+            p.for_each_legal_move(geo, None, |mv| {
+                if mv.captured.is_some() || mv.promotion.is_some() {
+                    exits.push(mv);
+                }
+            });
+        }
+        let mut best = 0;
+        for mv in exits {
+            let code = kind.through_exit(self.code(kind, &p.play(geo, &mv))?);
+            best = match best {
+                0 => code,
+                b => kind.better_code(b, code),
+            };
+        }
+        Ok(best)
     }
 
     /// Every legal move of `p` with the value it leads to, best first for the side to move

@@ -108,6 +108,12 @@ impl Source {
         }
     }
 
+    /// Whether an entry its best exit decides may hold any value no better (a packed file's
+    /// [`PackedTable::exits_decide`]): the prober then takes the better of the two.
+    pub fn exits_decide(&self) -> bool {
+        matches!(self, Source::Packed(p) if p.exits_decide())
+    }
+
     /// The entry code of `index` for a side to move, through `cache` for a packed table (the
     /// table's number there is `id`).
     pub fn code(

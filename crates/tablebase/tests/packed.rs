@@ -11,6 +11,15 @@ use retro_tablebase::Tablebase;
 
 fn shared<T: Send + Sync>() {}
 
+/// Every legal position of `indexer`'s table with `stm` to move.
+fn legal_positions(geo: &Geometry, indexer: &Indexer, stm: Side) -> Vec<Position> {
+    (0..indexer.size())
+        .filter_map(|i| indexer.position::<TABLE_MEN>(geo, i, stm))
+        .filter(|p: &TablePosition| p.is_legal(geo))
+        .map(|p| p.resized().unwrap())
+        .collect()
+}
+
 #[test]
 fn zstd_blocks_answer_every_position_as_raw_ones() {
     answer_as_raw(Coder::ZstdBlocks);
@@ -57,11 +66,7 @@ fn answer_as_raw(coder: Coder) {
         assert_eq!(whole.body(), Table::open(&raw_file).unwrap().body());
         let indexer = Indexer::new(&geo, *material).unwrap();
         for stm in Side::ALL {
-            let positions: Vec<Position> = (0..indexer.size())
-                .filter_map(|i| indexer.position::<TABLE_MEN>(&geo, i, stm))
-                .filter(|p: &TablePosition| p.is_legal(&geo))
-                .map(|p| p.resized().unwrap())
-                .collect();
+            let positions = legal_positions(&geo, &indexer, stm);
             for tb in &tablebases {
                 let mismatches = positions
                     .par_iter()
@@ -79,4 +84,71 @@ fn answer_as_raw(coder: Coder) {
         tablebases[2].cache().held_bytes() > 0,
         coder == Coder::ZstdBlocks
     );
+}
+
+/// Pair-coded DTM and WDL50 files store any value no better where a capture or a promotion
+/// decides (their flag says so; DTZ50's never do): read whole, through the exits' tables,
+/// they are the raw bodies, and every position probes to the raw value in all three kinds.
+#[test]
+fn exit_decided_entries_come_back_in_every_kind() {
+    use retro_format::{PackedTable, TableKind};
+    use retro_gen::Metric;
+    let board = Board::STANDARD;
+    let geo = Geometry::new(board);
+    let raw = tempfile::tempdir().unwrap();
+    let packed = tempfile::tempdir().unwrap();
+    let materials: Vec<Material> = ["KQvKN", "KPvK"]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+    let metrics = [Metric::Dtm, Metric::Fifty];
+    Builder::new(board, raw.path())
+        .with_metrics(&metrics)
+        .build(&materials, &Silent)
+        .unwrap();
+    Builder::new(board, packed.path())
+        .with_metrics(&metrics)
+        .with_pack(Some(PackOptions::default()))
+        .build(&materials, &Silent)
+        .unwrap();
+    let from_raw = Tablebase::new(board, raw.path());
+    let from_packed = Tablebase::new(board, packed.path()).with_cache_bytes(0);
+    let mut decided = 0;
+    for material in &materials {
+        for kind in TableKind::ALL {
+            let file = from_packed.kind_path_of(kind, *material);
+            let table = PackedTable::open(&file).unwrap();
+            assert_eq!(table.exits_decide(), kind.exits_decide(), "{file:?}");
+            // Entries the coder was free to change: stored values other than the raw ones.
+            let original = Table::open(&from_raw.kind_path_of(kind, *material)).unwrap();
+            let indexer = Indexer::new(&geo, *material).unwrap();
+            for white in [true, false] {
+                decided += (0..indexer.size())
+                    .filter(|&i| {
+                        let kept = original.code(white, i).unwrap();
+                        kept != 0 && table.code(white, i).unwrap() != kept
+                    })
+                    .count();
+            }
+            let whole = Table::open(&file).unwrap();
+            assert!(
+                whole.body() == original.body(),
+                "{file:?} decodes to other values"
+            );
+        }
+        let indexer = Indexer::new(&geo, *material).unwrap();
+        for stm in Side::ALL {
+            let positions = legal_positions(&geo, &indexer, stm);
+            let mismatches = positions
+                .par_iter()
+                .filter(|p| {
+                    from_packed.value(*p).unwrap() != from_raw.value(*p).unwrap()
+                        || from_packed.wdl50(*p).unwrap() != from_raw.wdl50(*p).unwrap()
+                        || from_packed.fifty(*p).unwrap() != from_raw.fifty(*p).unwrap()
+                })
+                .count();
+            assert_eq!(mismatches, 0, "{material}, {stm} to move");
+        }
+    }
+    assert!(decided > 0, "no entry was left to the coder");
 }

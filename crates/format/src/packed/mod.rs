@@ -6,8 +6,9 @@
 //! coder of version 2 [`pairs`].
 //! Must never: change the value of a legal position. A file of version 1 decodes to exactly
 //! the body of the raw table it was packed from, illegal entries included; a file of version 2
-//! may leave the entries of illegal positions out (flag [`LEAVES_OUT_ILLEGAL`]), and a whole
-//! read puts them back through the installed [`Restorer`], which knows the rules. Either way
+//! may leave the entries of illegal positions out (flag [`LEAVES_OUT_ILLEGAL`]) and those an
+//! exit decides (flag [`EXITS_DECIDE`], [`crate::exits`]), and a whole read puts them back
+//! through the installed [`Restorer`], which knows the rules. Either way
 //! the blake3 hash of the body read whole (the *value stream*, in raw index order) is the raw
 //! body's hash, recorded in both headers and in certificates, and checked on every whole read:
 //! a wrong restoration is refused, never read.
@@ -32,7 +33,7 @@
 //! | 44 | 1 | number `n` of the index's digits (1 to 16) |
 //! | 45 | 1 | the table's kind (as the raw table's) |
 //! | 46 | 1 | the plies the fifty-move rule allows (as the raw table's) |
-//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`] |
+//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`], with [`EXITS_DECIDE`] or not |
 //! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
 //! | 80 | 2 × 40 | per side to move (White, then Black): dictionary (coder 2: directory) offset (8) and length (4), block count (4), block table (coder 2: check table) offset (8), data offset (8), data length (8) |
 //! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
@@ -76,9 +77,12 @@ pub mod pairs;
 pub mod writer;
 
 pub use order::DigitOrder;
-pub use writer::{pack, Coder, PackOptions, PackReport, MIN_DICTIONARY_BYTES, MIN_MATCH};
+pub use writer::{
+    pack, pack_with_exits, Coder, ExitCodes, PackOptions, PackReport, MIN_DICTIONARY_BYTES,
+    MIN_MATCH,
+};
 
-use crate::{io_error, read_u32, FormatError, Header, Table};
+use crate::{io_error, read_u32, FormatError, Header, Table, TableKind};
 use pairs::PairSide;
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -100,11 +104,38 @@ pub const CODER_PAIRS: u16 = 2;
 /// Byte 47's flag of version 2: the entries of illegal positions are left out (any value).
 pub const LEAVES_OUT_ILLEGAL: u8 = 1;
 
-/// Puts back what a packed file leaves out: given the table's material, its board's files and
-/// ranks, the side (White's when `true`), the value width and that side's entries in raw index
-/// order, sets the entry of every index that is no legal position to 0 (a reader that knows
-/// the rules supplies it: `retro_engine::restore_illegal`). A message says why it could not.
-pub type Restorer = fn(&str, u8, u8, bool, usize, &mut [u8]) -> Result<(), String>;
+/// Byte 47's flag of version 2: an entry whose best exit (a capture or a promotion) reaches
+/// its value may hold any value no better ([`crate::exits`]); a reader takes the better of
+/// the stored value and the exit's. Only with [`LEAVES_OUT_ILLEGAL`], for the kinds of
+/// [`TableKind::exits_decide`].
+pub const EXITS_DECIDE: u8 = 2;
+
+/// A packed table to put back whole, for a [`Restorer`].
+#[derive(Debug, Clone, Copy)]
+pub struct Restore<'a> {
+    /// The packed file (the tables its exits lead into are beside it).
+    pub path: &'a Path,
+    /// The table's kind.
+    pub kind: TableKind,
+    /// Its material, e.g. `KRvK`.
+    pub material: &'a str,
+    /// Files of the board.
+    pub files: u8,
+    /// Ranks of the board.
+    pub ranks: u8,
+    /// Bytes an entry.
+    pub width: usize,
+    /// Whether entries an exit decides may hold any value no better ([`EXITS_DECIDE`]).
+    pub exits_decide: bool,
+}
+
+/// Puts back what a packed file leaves out, in both sides' entries at once (White's, then
+/// Black's; raw index order, `width` bytes each, as decoded): sets the entry of every index
+/// that is no legal position to 0 and, where [`Restore::exits_decide`], takes at each legal
+/// position the better of the stored value and its best exit's ([`TableKind::with_exit`]),
+/// the smaller tables opened once for both sides. A reader that knows the rules and opens the
+/// smaller tables supplies it (`retro_gen::restore_packed`). A message says why it could not.
+pub type Restorer = fn(&Restore<'_>, &mut [u8], &mut [u8]) -> Result<(), String>;
 
 static RESTORER: OnceLock<Restorer> = OnceLock::new();
 
@@ -249,7 +280,12 @@ impl PackedTable {
             }
         };
         let flags = bytes[47];
-        if flags & !LEAVES_OUT_ILLEGAL != 0 || (coder == Coder::ZstdBlocks && flags != 0) {
+        let known = LEAVES_OUT_ILLEGAL | EXITS_DECIDE;
+        let exits_without_illegal = flags & EXITS_DECIDE != 0 && flags & LEAVES_OUT_ILLEGAL == 0;
+        if flags & !known != 0
+            || (coder == Coder::ZstdBlocks && flags != 0)
+            || exits_without_illegal
+        {
             return Err(corrupt(&format!("unknown flags {flags:#04x}")));
         }
         let entries_per_block = u64::from(read_u32(bytes, 40));
@@ -405,6 +441,13 @@ impl PackedTable {
     /// [`Restorer`].
     pub fn leaves_out_illegal(&self) -> bool {
         self.flags & LEAVES_OUT_ILLEGAL != 0
+    }
+
+    /// Whether an entry its best exit decides may hold any value no better
+    /// ([`EXITS_DECIDE`]): a probe then takes the better of [`PackedTable::code`] and the best
+    /// exit's ([`TableKind::with_exit`]).
+    pub fn exits_decide(&self) -> bool {
+        self.flags & EXITS_DECIDE != 0
     }
 
     /// The open file.
@@ -697,13 +740,18 @@ impl PackedTable {
             let (white, black) = body.split_at_mut(half);
             let h = &self.header;
             let width = usize::from(h.value_width);
-            let (w, b) = rayon::join(
-                || restore(&h.material, h.files, h.ranks, true, width, white),
-                || restore(&h.material, h.files, h.ranks, false, width, black),
-            );
-            w.and(b).map_err(|what| FormatError::CorruptHeader {
+            let request = Restore {
+                path: &self.path,
+                kind: h.kind,
+                material: &h.material,
+                files: h.files,
+                ranks: h.ranks,
+                width,
+                exits_decide: self.exits_decide(),
+            };
+            restore(&request, white, black).map_err(|what| FormatError::CorruptHeader {
                 path: self.path.clone(),
-                what: format!("its illegal positions cannot be put back: {what}"),
+                what: format!("the entries it leaves out cannot be put back: {what}"),
             })?;
         }
         Ok(Table::from_decoded(
@@ -764,21 +812,23 @@ mod tests {
     /// Puts back the zeros of [`raw_table`]'s entries, from the same sequence: the test's
     /// stand-in for the rules.
     fn restore_raw_table(
-        _material: &str,
-        _files: u8,
-        _ranks: u8,
-        white: bool,
-        width: usize,
-        side: &mut [u8],
+        request: &Restore<'_>,
+        white: &mut [u8],
+        black: &mut [u8],
     ) -> Result<(), String> {
-        let entries = (side.len() / width) as u64;
+        let width = request.width;
+        let entries = (white.len() / width) as u64;
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for i in 0..2 * entries {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let here = (i < entries) == white;
-            if here && state % 8 == 0 {
+            if state % 8 == 0 {
+                let side = if i < entries {
+                    &mut *white
+                } else {
+                    &mut *black
+                };
                 let at = (i % entries) as usize * width;
                 side[at..at + width].fill(0);
             }
@@ -873,6 +923,13 @@ mod tests {
         let mut bad = good.clone();
         bad[47] = 0x80;
         assert!(matches!(check(&bad), FormatError::CorruptHeader { .. }));
+        // Exits decide only where illegal entries are left out too (the header's checksum
+        // made right again, so that the flag itself is what is refused).
+        bad[47] = EXITS_DECIDE;
+        let hash = blake3::hash(&bad[..header_length - HASH_LEN]);
+        bad[header_length - HASH_LEN..header_length].copy_from_slice(hash.as_bytes());
+        let error = check(&bad);
+        assert!(error.to_string().contains("unknown flags"), "{error}");
     }
 
     fn small_blocks() -> PackOptions {

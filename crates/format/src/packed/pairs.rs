@@ -204,21 +204,26 @@ pub struct CodedSide {
     pub data: Vec<u8>,
     /// How many blocks.
     pub blocks: usize,
-    /// The entries as coded, in packed order (illegal ones filled): what the file must
-    /// decode to.
+    /// The entries as coded, in packed order (illegal and exit-decided ones filled): what the
+    /// file must decode to.
     pub stream: Vec<u16>,
 }
 
-/// Codes one side of `table` (White's when `white_to_move`) in `order`, its illegal positions'
-/// entries (code 0) filled with the entry before them in that order (the first legal entry for
-/// those before it) when `fill_illegal`.
+/// Codes one side of `table` (White's when `white_to_move`) in `order`, each entry that may
+/// hold another value (an illegal position's, code 0; with `exits`, one its best exit decides)
+/// filled with the entry before it in that order where that is allowed (an illegal entry
+/// before the first legal one takes the first legal entry). `exits` gives, by raw index, the
+/// code the side's best exit gives it (0: none), for the kinds of [`TableKind::exits_decide`];
+/// what is stored must give back every legal entry through [`TableKind::with_exit`], and
+/// is checked to.
 pub fn code_side(
     table: &Table,
     white_to_move: bool,
     order: &DigitOrder,
-    fill_illegal: bool,
+    exits: Option<&[u16]>,
 ) -> Result<CodedSide, String> {
     let header = table.header();
+    let kind = header.kind;
     let width = usize::from(header.value_width);
     let body = table.body();
     let half = body.len() / 2;
@@ -227,10 +232,21 @@ pub fn code_side(
     } else {
         &body[half..]
     };
-    let mut stream = Vec::with_capacity(header.entries_per_side as usize);
-    order.for_each_raw(0, header.entries_per_side as usize, |index| {
+    let entries = header.entries_per_side as usize;
+    if exits.is_some_and(|e| e.len() != entries) {
+        return Err(format!(
+            "exit codes for {} of {entries} entries",
+            exits.map_or(0, <[u16]>::len)
+        ));
+    }
+    let mut stream = Vec::with_capacity(entries);
+    let mut exit_stream = Vec::with_capacity(exits.map_or(0, |_| entries));
+    order.for_each_raw(0, entries, |index| {
         let at = index as usize * width;
         stream.push(super::entry_code(&raw[at..at + width]) as u16);
+        if let Some(e) = exits {
+            exit_stream.push(e[index as usize]);
+        }
     });
     if let Some(&largest) = stream.iter().max() {
         if largest > MAX_STORED_VALUE {
@@ -239,15 +255,19 @@ pub fn code_side(
             ));
         }
     }
-    if fill_illegal {
-        let mut previous = stream.iter().copied().find(|&c| c != 0).unwrap_or(0);
-        for code in &mut stream {
-            if *code == 0 {
-                *code = previous;
-            } else {
-                previous = *code;
-            }
+    let exit_of = |k: usize| exit_stream.get(k).map_or(0, |&e| u32::from(e));
+    let mut previous = stream.iter().copied().find(|&c| c != 0).unwrap_or(0);
+    for (k, code) in stream.iter_mut().enumerate() {
+        let value = u32::from(*code);
+        let exit = exit_of(k);
+        if kind.may_store(value, exit, u32::from(previous)) {
+            *code = previous;
+        } else if value != 0 && exit != 0 && kind.with_exit(value, exit) != value {
+            return Err(format!(
+                "an exit gives code {exit} where the entry is {value}, a better value than the position's"
+            ));
         }
+        previous = *code;
     }
     let options = PairCodeOptions {
         block_bytes: block_bytes_for(header.kind),

@@ -8,8 +8,8 @@
 
 use super::{
     digits_at, pairs, short_hash, DigitOrder, PackedTable, SideBlocks, BLOCK_RECORD, CODER_PAIRS,
-    CODER_ZSTD_BLOCKS, HASH_LEN, LEAVES_OUT_ILLEGAL, MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION,
-    PAIRS_VERSION,
+    CODER_ZSTD_BLOCKS, EXITS_DECIDE, HASH_LEN, LEAVES_OUT_ILLEGAL, MAX_DIGITS, PACKED_MAGIC,
+    PACKED_VERSION, PAIRS_VERSION,
 };
 use crate::{io_error, FormatError, Table, TempFile};
 use rayon::prelude::*;
@@ -223,6 +223,24 @@ pub fn pack(
     radices: &[u64],
     options: &PackOptions,
 ) -> Result<PackReport, FormatError> {
+    pack_with_exits(table, path, radices, options, None)
+}
+
+/// By raw index, White's side then Black's, the code each position's best exit gives its side
+/// to move (0 where a position has no exit or is no legal one), from the tables the exits lead
+/// into: what the fast side supplies to [`pack_with_exits`].
+pub type ExitCodes<'a> = &'a (dyn Fn() -> Result<[Vec<u16>; 2], String> + Sync);
+
+/// [`pack`], and where `exits` are given, the coder is [`Coder::Pairs`] and the kind's entries
+/// may be decided by exits ([`crate::TableKind::exits_decide`]), every entry an exit decides
+/// stored as whatever codes best among the values no better ([`super::EXITS_DECIDE`]).
+pub fn pack_with_exits(
+    table: &Table,
+    path: &Path,
+    radices: &[u64],
+    options: &PackOptions,
+    exits: Option<ExitCodes<'_>>,
+) -> Result<PackReport, FormatError> {
     let start = Instant::now();
     let header = table.header();
     let refuse = |what: String| FormatError::CorruptHeader {
@@ -253,7 +271,8 @@ pub fn pack(
         source,
     };
     if options.coder == Coder::Pairs {
-        return pack_pairs(table, path, &radices, options, start);
+        let exits = exits.filter(|_| header.kind.exits_decide());
+        return pack_pairs(table, path, &radices, options, exits, start);
     }
     let width = usize::from(header.value_width);
     let (white, black) = table.body().split_at(table.body().len() / 2);
@@ -513,6 +532,7 @@ fn pack_pairs(
     path: &Path,
     radices: &[u64],
     options: &PackOptions,
+    exits: Option<ExitCodes<'_>>,
     start: Instant,
 ) -> Result<PackReport, FormatError> {
     let header = table.header();
@@ -526,14 +546,26 @@ fn pack_pairs(
     for raw in [white, black] {
         orders.push(choose_order(raw, width, radices, options).map_err(io)?);
     }
-    let (w, b) = rayon::join(
-        || pairs::code_side(table, true, &orders[0], true),
-        || pairs::code_side(table, false, &orders[1], true),
-    );
     let refuse = |what: String| FormatError::CorruptHeader {
         path: path.to_path_buf(),
         what: format!("cannot be pair-coded ({what}); pack it with zstd blocks"),
     };
+    // The exits' codes, two bytes an entry of each side beside the raw body.
+    let (white_exits, black_exits) = match exits {
+        Some(exits) => {
+            let [white, black] = exits().map_err(|what| FormatError::CorruptHeader {
+                path: path.to_path_buf(),
+                what: format!("the values of its exits cannot be found: {what}"),
+            })?;
+            (Some(white), Some(black))
+        }
+        None => (None, None),
+    };
+    let (w, b) = rayon::join(
+        || pairs::code_side(table, true, &orders[0], white_exits.as_deref()),
+        || pairs::code_side(table, false, &orders[1], black_exits.as_deref()),
+    );
+    drop((white_exits, black_exits));
     let sides = [w.map_err(refuse)?, b.map_err(refuse)?];
 
     // Header, then per side its directory and check table, then the data.
@@ -565,7 +597,7 @@ fn pack_pairs(
         version: PAIRS_VERSION,
         coder: CODER_PAIRS,
         entries_per_block: 0,
-        flags: LEAVES_OUT_ILLEGAL,
+        flags: LEAVES_OUT_ILLEGAL | if exits.is_some() { EXITS_DECIDE } else { 0 },
         records,
         directory: &directory,
         radices,

@@ -1,0 +1,136 @@
+//! Entries an exit decides. An *exit* is a move out of a table: a capture, or a promotion. A
+//! packed file may store, at a position whose value its best exit already reaches, any value no
+//! better for the side to move; a reader takes the better of the stored value and the best
+//! exit's, which is the position's value (the side to move may always play that exit, and no
+//! move is better than the best of all of them). Syzygy's WDL files do the same for captures;
+//! here it holds for DTM too, where an exit's depth is the child's plus one ply.
+//!
+//! Owns: for each kind, whether its files may leave exit-decided entries out
+//! ([`TableKind::exits_decide`]), the order of its codes for the side to move
+//! ([`TableKind::exit_rank`]), the code an exit gives the side making it
+//! ([`TableKind::through_exit`]) and the rebuilt entry ([`TableKind::with_exit`]).
+//! Must never: find exits or look a value up: the fast side does, with the rules, and the
+//! checker proves what it rebuilds.
+
+use crate::{TableKind, Value, Wdl};
+
+impl TableKind {
+    /// Whether a packed file of this kind may store, at an entry its best exit decides, any
+    /// value no better: DTM and WDL50. Not DTZ50, whose distance a zeroing move ends.
+    pub fn exits_decide(self) -> bool {
+        matches!(self, TableKind::Dtm | TableKind::Wdl50)
+    }
+
+    /// How good an entry code is for the side to move, higher better: for DTM a quicker win,
+    /// then a draw, then a longer loss; for WDL50 the class's order (win, cursed win, draw,
+    /// blessed loss, loss). Code 0 (no legal position) and codes no entry has rank below every
+    /// value. Only for the kinds of [`TableKind::exits_decide`] (others rank every code 0).
+    pub fn exit_rank(self, code: u32) -> i64 {
+        const DRAW: i64 = 1 << 20;
+        match self {
+            TableKind::Dtm => match Value::from_code(code) {
+                Value::Illegal => -1,
+                Value::Loss(n) => i64::from(n),
+                Value::Draw => DRAW,
+                Value::Win(n) => 2 * DRAW - i64::from(n),
+            },
+            TableKind::Wdl50 => match Wdl::from_code(code) {
+                None | Some(Wdl::Illegal) => -1,
+                Some(class) => Wdl::CLASSES.iter().position(|&c| c == class).unwrap_or(0) as i64,
+            },
+            TableKind::Dtz50 => 0,
+        }
+    }
+
+    /// The code, for the side making it, of an exit into a position whose entry (for its own
+    /// side to move) is `child`: a win of `n` plies there is a loss of `n + 1` here, a WDL50
+    /// class the opponent's (an exit zeroes the clock, so the child's class at a clock of 0 is
+    /// the one reached). Only for the kinds of [`TableKind::exits_decide`].
+    pub fn through_exit(self, child: u32) -> u32 {
+        match self {
+            TableKind::Dtm => match Value::from_code(child) {
+                Value::Win(n) => Value::Loss(n + 1).code(),
+                Value::Loss(n) => Value::Win(n + 1).code(),
+                v => v.code(),
+            },
+            TableKind::Wdl50 => Wdl::from_code(child).map_or(0, |c| c.for_opponent().code()),
+            TableKind::Dtz50 => child,
+        }
+    }
+
+    /// The better of two codes for the side to move (`a` on a tie).
+    pub fn better_code(self, a: u32, b: u32) -> u32 {
+        if self.exit_rank(b) > self.exit_rank(a) {
+            b
+        } else {
+            a
+        }
+    }
+
+    /// The entry of a position whose file stores `stored` and whose best exit gives `exit`
+    /// (0: it has none): the exit's where it is at least as good, else the stored one.
+    pub fn with_exit(self, stored: u32, exit: u32) -> u32 {
+        if exit != 0 && self.exit_rank(exit) >= self.exit_rank(stored) {
+            exit
+        } else {
+            stored
+        }
+    }
+
+    /// Whether a packer may store `candidate` at an entry of code `value` whose best exit gives
+    /// `exit`: the value itself always; where the exit reaches the value, any code no better
+    /// (0 too); where it is no legal position (`value` 0), anything.
+    pub fn may_store(self, value: u32, exit: u32, candidate: u32) -> bool {
+        candidate == value
+            || value == 0
+            || (exit == value && self.exit_rank(candidate) <= self.exit_rank(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtm_exits_add_a_ply_and_the_better_value_is_taken() {
+        let k = TableKind::Dtm;
+        assert_eq!(k.through_exit(Value::Loss(0).code()), Value::Win(1).code());
+        assert_eq!(k.through_exit(Value::Win(5).code()), Value::Loss(6).code());
+        assert_eq!(k.through_exit(Value::Draw.code()), Value::Draw.code());
+        let (win3, win5, draw, loss4) = (
+            Value::Win(3).code(),
+            Value::Win(5).code(),
+            Value::Draw.code(),
+            Value::Loss(4).code(),
+        );
+        assert!(k.exit_rank(win3) > k.exit_rank(win5));
+        assert!(k.exit_rank(win5) > k.exit_rank(draw));
+        assert!(k.exit_rank(draw) > k.exit_rank(loss4));
+        assert!(k.exit_rank(loss4) > k.exit_rank(Value::Loss(2).code()));
+        assert!(k.exit_rank(Value::Loss(0).code()) > k.exit_rank(0));
+        // The exit decides: any value no better may be stored, and the exit's is read back.
+        assert!(k.may_store(win5, win5, loss4) && k.may_store(win5, win5, 0));
+        assert!(!k.may_store(win5, win5, win3) && !k.may_store(win5, 0, draw));
+        assert_eq!(k.with_exit(loss4, win5), win5);
+        assert_eq!(k.with_exit(0, draw), draw);
+        // Not decided by the exit: the stored value stands.
+        assert_eq!(k.with_exit(win3, win5), win3);
+        assert_eq!(k.with_exit(win3, 0), win3);
+        assert_eq!(k.better_code(draw, win5), win5);
+    }
+
+    #[test]
+    fn wdl50_exits_are_the_opponents_class() {
+        let k = TableKind::Wdl50;
+        for class in Wdl::CLASSES {
+            assert_eq!(k.through_exit(class.code()), class.for_opponent().code());
+        }
+        let ranks: Vec<i64> = Wdl::CLASSES.iter().map(|c| k.exit_rank(c.code())).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+        assert!(k.exit_rank(0) < k.exit_rank(Wdl::Loss.code()));
+        let (cursed, draw) = (Wdl::CursedWin.code(), Wdl::Draw.code());
+        assert_eq!(k.with_exit(draw, cursed), cursed);
+        assert!(k.may_store(cursed, cursed, draw) && !k.may_store(draw, draw, cursed));
+        assert!(!TableKind::Dtz50.exits_decide());
+    }
+}
