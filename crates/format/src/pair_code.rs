@@ -544,43 +544,12 @@ fn substitute_pairs(
     options: &PairCodeOptions,
 ) {
     let max_symbols = options.max_symbols.min(MAX_SYMBOLS);
+    let mut replace: Option<Vec<u16>> = None;
     while symbols.len() < max_symbols && stream.len() >= 2 {
         let n = symbols.len();
-        // Pair counts, a table a task over a piece of the stream, then added up.
-        let piece = (stream.len() / rayon::current_num_threads().max(1)).max(1 << 16);
-        let counts = stream
-            .par_chunks(piece)
-            .enumerate()
-            .map(|(k, chunk)| {
-                let mut counts = vec![0u32; n * n];
-                // The pair across the piece's start is counted by this piece.
-                let from = if k == 0 {
-                    None
-                } else {
-                    Some(stream[k * piece - 1])
-                };
-                let mut previous = from;
-                for &s in chunk {
-                    if let Some(p) = previous {
-                        let c = &mut counts[usize::from(p) * n + usize::from(s)];
-                        *c = c.saturating_add(1);
-                    }
-                    previous = Some(s);
-                }
-                counts
-            })
-            .reduce_with(|mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x = x.saturating_add(y);
-                }
-                a
-            })
-            .unwrap_or_default();
-        let mut candidates: Vec<(u32, u16, u16)> = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c >= options.min_pair_count.max(2))
-            .map(|(at, &c)| (c, (at / n) as u16, (at % n) as u16))
+        let mut candidates: Vec<(u32, u16, u16)> = pair_counts(stream, n)
+            .into_iter()
+            .filter(|&(c, _, _)| c >= options.min_pair_count.max(2))
             .filter(|&(_, a, b)| {
                 lengths[usize::from(a)] + lengths[usize::from(b)] <= options.max_symbol_entries
             })
@@ -588,7 +557,10 @@ fn substitute_pairs(
         candidates.sort_unstable_by(|x, y| y.cmp(x));
         let mut is_first = vec![false; n];
         let mut is_second = vec![false; n];
-        let mut replace = vec![u16::MAX; n * n];
+        // The new symbol of each chosen pair, from a table kept across rounds (rows of
+        // `max_symbols`), its entries set back once the stream is rewritten.
+        let replace = replace.get_or_insert_with(|| vec![u16::MAX; max_symbols * max_symbols]);
+        let mut chosen_pairs = Vec::new();
         let room = (max_symbols - n).min(options.pairs_per_round.max(1));
         let mut chosen = 0;
         for &(_, a, b) in &candidates {
@@ -601,7 +573,8 @@ fn substitute_pairs(
             }
             is_first[ai] = true;
             is_second[bi] = true;
-            replace[ai * n + bi] = symbols.len() as u16;
+            replace[ai * max_symbols + bi] = symbols.len() as u16;
+            chosen_pairs.push(ai * max_symbols + bi);
             lengths.push(lengths[ai] + lengths[bi]);
             symbols.push(Symbol::Pair(a, b));
             chosen += 1;
@@ -614,7 +587,7 @@ fn substitute_pairs(
         while read < stream.len() {
             let s = stream[read];
             if read + 1 < stream.len() {
-                let r = replace[usize::from(s) * n + usize::from(stream[read + 1])];
+                let r = replace[usize::from(s) * max_symbols + usize::from(stream[read + 1])];
                 if r != u16::MAX {
                     stream[write] = r;
                     write += 1;
@@ -627,7 +600,69 @@ fn substitute_pairs(
             read += 1;
         }
         stream.truncate(write);
+        for at in chosen_pairs {
+            replace[at] = u16::MAX;
+        }
     }
+}
+
+/// Every pair of adjacent symbols of `stream` (symbols below `n`; overlapping pairs each
+/// counted) with its count, as `(count, first, second)`. A dense table of `n²` counts a task
+/// where the stream is long enough to fill it; otherwise the pairs sorted and counted by runs,
+/// so that a short stream costs no table of millions of entries a round.
+fn pair_counts(stream: &[u16], n: usize) -> Vec<(u32, u16, u16)> {
+    let split = |key: usize| ((key / n) as u16, (key % n) as u16);
+    if stream.len() < n * n {
+        let mut keys: Vec<u32> = stream
+            .windows(2)
+            .map(|w| u32::from(w[0]) * n as u32 + u32::from(w[1]))
+            .collect();
+        keys.par_sort_unstable();
+        let mut out = Vec::new();
+        for run in keys.chunk_by(|a, b| a == b) {
+            let (a, b) = split(run[0] as usize);
+            out.push((u32::try_from(run.len()).unwrap_or(u32::MAX), a, b));
+        }
+        return out;
+    }
+    // A table a task over a piece of the stream, then added up.
+    let piece = (stream.len() / rayon::current_num_threads().max(1)).max(1 << 16);
+    let counts = stream
+        .par_chunks(piece)
+        .enumerate()
+        .map(|(k, chunk)| {
+            let mut counts = vec![0u32; n * n];
+            // The pair across the piece's start is counted by this piece.
+            let mut previous = if k == 0 {
+                None
+            } else {
+                Some(stream[k * piece - 1])
+            };
+            for &s in chunk {
+                if let Some(p) = previous {
+                    let c = &mut counts[usize::from(p) * n + usize::from(s)];
+                    *c = c.saturating_add(1);
+                }
+                previous = Some(s);
+            }
+            counts
+        })
+        .reduce_with(|mut a, b| {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = x.saturating_add(y);
+            }
+            a
+        })
+        .unwrap_or_default();
+    counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(at, &c)| {
+            let (a, b) = split(at);
+            (c, a, b)
+        })
+        .collect()
 }
 
 impl Canonical {
@@ -883,6 +918,33 @@ impl<'a> BitReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both ways of counting pairs — sorted runs for a short stream, dense tables for a long
+    /// one — count every adjacent pair, overlapping ones included, as a plain count does.
+    #[test]
+    fn pair_counts_are_exact_both_ways() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for (len, n) in [(1_000usize, 300usize), (200_000, 12)] {
+            let stream: Vec<u16> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    // Runs of one symbol, so that overlapping pairs occur.
+                    (state % n as u64).min(3) as u16
+                })
+                .collect();
+            let mut expected = std::collections::BTreeMap::new();
+            for w in stream.windows(2) {
+                *expected.entry((w[0], w[1])).or_insert(0u32) += 1;
+            }
+            let mut found: Vec<(u32, u16, u16)> = pair_counts(&stream, n);
+            found.sort_by_key(|&(_, a, b)| (a, b));
+            let expected: Vec<(u32, u16, u16)> =
+                expected.into_iter().map(|((a, b), c)| (c, a, b)).collect();
+            assert_eq!(found, expected, "{len} entries, {n} symbols");
+        }
+    }
 
     /// A stream alike a table's: long runs of one value, stretches of many, a rare value.
     fn table_like(entries: usize, seed: u64) -> Vec<u16> {
