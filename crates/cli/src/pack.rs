@@ -274,7 +274,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
 /// (mapped), and for pair codes four bytes an entry for the coded streams and the coder's
 /// work, two more for the exits' codes where the kind's exits decide, with the smaller tables
 /// read whole beside them ([`retro_gen::SHARED_TABLE_BYTES`]). KRBvKR's DTM (231 MiB raw):
-/// 2.6 GiB by this count; 2.4 GiB measured at the peak of a `retro bench --suite pack` run.
+/// 2.6 GiB by this count; 2.2 GiB measured at the peak of a `retro bench --suite pack` run.
 fn pack_memory_needed(kind: TableKind, coder: Coder, raw_bytes: u64) -> u64 {
     const WORK: u64 = 64 << 20;
     match coder {
