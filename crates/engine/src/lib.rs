@@ -23,6 +23,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod exit_moves;
 pub mod fen;
 pub mod geometry;
 pub mod index;

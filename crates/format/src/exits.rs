@@ -58,7 +58,8 @@ impl TableKind {
         }
     }
 
-    /// The better of two codes for the side to move (`a` on a tie).
+    /// The better of two codes for the side to move (`a` on a tie); code 0 (no value) ranks
+    /// below every value, so a best found so far may start at 0.
     pub fn better_code(self, a: u32, b: u32) -> u32 {
         if self.exit_rank(b) > self.exit_rank(a) {
             b
@@ -117,6 +118,7 @@ mod tests {
         assert_eq!(k.with_exit(win3, win5), win3);
         assert_eq!(k.with_exit(win3, 0), win3);
         assert_eq!(k.better_code(draw, win5), win5);
+        assert_eq!(k.better_code(0, loss4), loss4);
     }
 
     #[test]

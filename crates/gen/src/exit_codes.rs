@@ -89,27 +89,10 @@ impl ExitPass {
                             return;
                         };
                         let mut best = 0u32;
-                        let mut exit =
-                            |mv: retro_engine::Move| match subtables.code(geo, &p.play(geo, &mv)) {
-                                Ok(child) => {
-                                    let code = kind.through_exit(child);
-                                    best = if best == 0 {
-                                        code
-                                    } else {
-                                        kind.better_code(best, code)
-                                    };
-                                }
-                                Err(e) => failed = Some(e),
-                            };
-                        // Without pawns the exits are the captures, found without listing the
-                        // quiet moves.
-                        if p.quiet_move_count(geo, &mut exit, |_| {}).is_none() {
-                            p.for_each_legal_move(geo, None, |mv| {
-                                if mv.captured.is_some() || mv.promotion.is_some() {
-                                    exit(mv);
-                                }
-                            });
-                        }
+                        p.for_each_exit(geo, |mv| match subtables.code(geo, &p.play(geo, &mv)) {
+                            Ok(child) => best = kind.better_code(best, kind.through_exit(child)),
+                            Err(e) => failed = Some(e),
+                        });
                         write(entry, Some(best));
                     });
                 failed.map_or(Ok(()), Err)

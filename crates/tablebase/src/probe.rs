@@ -333,23 +333,11 @@ impl Tablebase {
     ) -> Result<u32, ProbeError> {
         let geo = &self.geo;
         let mut exits = Vec::new();
-        // Without pawns the exits are the captures, found without listing the quiet moves.
-        if p.quiet_move_count(geo, |mv| exits.push(mv), |_| {})
-            .is_none()
-        {
-            p.for_each_legal_move(geo, None, |mv| {
-                if mv.captured.is_some() || mv.promotion.is_some() {
-                    exits.push(mv);
-                }
-            });
-        }
+        p.for_each_exit(geo, |mv| exits.push(mv));
         let mut best = 0;
         for mv in exits {
             let code = kind.through_exit(self.code(kind, &p.play(geo, &mv))?);
-            best = match best {
-                0 => code,
-                b => kind.better_code(b, code),
-            };
+            best = kind.better_code(best, code);
         }
         Ok(best)
     }

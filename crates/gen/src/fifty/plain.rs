@@ -131,7 +131,7 @@ impl Work<'_> {
     ) -> u32 {
         let mut stays = 0u32;
         p.for_each_legal_move(self.geo, None, |mv| {
-            let leaves = mv.captured.is_some() || mv.promotion.is_some();
+            let leaves = mv.leaves_material();
             let child = p.play(self.geo, &mv);
             match !leaves && mv.piece != Piece::Pawn {
                 true => stays += self.weight(&child),

@@ -395,12 +395,6 @@ struct Forward<'a> {
     depth: u32,
 }
 
-/// Whether a move changes the material: a capture or a promotion, whose result lies in
-/// another table.
-fn leaves_material(mv: &retro_engine::Move) -> bool {
-    mv.captured.is_some() || mv.promotion.is_some()
-}
-
 fn new_states(entries: usize) -> Vec<AtomicU16> {
     let mut v = Vec::with_capacity(entries);
     v.resize_with(entries, || AtomicU16::new(NO_POSITION));
@@ -520,7 +514,7 @@ impl Work<'_> {
         match counted {
             Some(w) => weight = w,
             None => p.for_each_legal_move(geo, None, |mv| {
-                if leaves_material(&mv) {
+                if mv.leaves_material() {
                     capture(mv);
                 } else {
                     weight += if mv.piece == Piece::King {
@@ -749,7 +743,7 @@ impl Work<'_> {
                     };
                     let (mut weight, mut wins) = (0u32, false);
                     r.for_each_legal_move(geo, None, |mv| {
-                        if leaves_material(&mv) || wins {
+                        if mv.leaves_material() || wins {
                             return;
                         }
                         let child = r.play(geo, &mv);
@@ -849,7 +843,7 @@ impl Work<'_> {
         let mut captures = Captures::default();
         let mut error = None;
         p.for_each_move(geo, |mv, child| {
-            if leaves_material(&mv) {
+            if mv.leaves_material() {
                 match self.subtables.code(geo, &child) {
                     Ok(code) => captures.add(Value::from_code(code)),
                     Err(e) => error = Some(e),
