@@ -58,6 +58,17 @@ impl TableKind {
         }
     }
 
+    /// Whether no code of this kind is better for the side to move than `code`: a WDL50 win,
+    /// a DTM mate in one ply. A reader whose stored value is one need not look at the exits,
+    /// and one whose best exit so far is one need not look further.
+    pub fn nothing_better(self, code: u32) -> bool {
+        match self {
+            TableKind::Dtm => code == Value::Win(1).code(),
+            TableKind::Wdl50 => code == Wdl::Win.code(),
+            TableKind::Dtz50 => false,
+        }
+    }
+
     /// The better of two codes for the side to move (`a` on a tie); code 0 (no value) ranks
     /// below every value, so a best found so far may start at 0.
     pub fn better_code(self, a: u32, b: u32) -> u32 {
@@ -119,6 +130,8 @@ mod tests {
         assert_eq!(k.with_exit(win3, 0), win3);
         assert_eq!(k.better_code(draw, win5), win5);
         assert_eq!(k.better_code(0, loss4), loss4);
+        assert!(k.nothing_better(Value::Win(1).code()));
+        assert!(!k.nothing_better(win3) && !k.nothing_better(draw));
     }
 
     #[test]
@@ -134,5 +147,6 @@ mod tests {
         assert_eq!(k.with_exit(draw, cursed), cursed);
         assert!(k.may_store(cursed, cursed, draw) && !k.may_store(draw, draw, cursed));
         assert!(!TableKind::Dtz50.exits_decide());
+        assert!(k.nothing_better(Wdl::Win.code()) && !k.nothing_better(cursed));
     }
 }

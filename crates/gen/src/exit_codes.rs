@@ -54,13 +54,15 @@ impl ExitPass {
 
     /// Calls `write` with each entry of one side (`width` elements each of `side`, in raw index
     /// order) and, for a legal position, the code of its best exit for the side to move (0:
-    /// none); `None` for an index that is no legal position. Positions are decoded once, the
-    /// side in pieces on every core.
+    /// none), or 0 without looking at the exits where `settled` says the entry needs none;
+    /// `None` for an index that is no legal position. Positions are decoded once, the side in
+    /// pieces on every core.
     fn side<T: Send>(
         &self,
         stm: Side,
         side: &mut [T],
         width: usize,
+        settled: impl Fn(&[T]) -> bool + Sync,
         write: impl Fn(&mut [T], Option<u32>) + Sync,
     ) -> Result<(), GenError> {
         let (geo, kind, subtables) = (&self.builder.geo, self.kind, &self.subtables);
@@ -89,10 +91,19 @@ impl ExitPass {
                             return;
                         };
                         let mut best = 0u32;
-                        p.for_each_exit(geo, |mv| match subtables.code(geo, &p.play(geo, &mv)) {
-                            Ok(child) => best = kind.better_code(best, kind.through_exit(child)),
-                            Err(e) => failed = Some(e),
-                        });
+                        if !settled(entry) {
+                            p.for_each_exit(geo, |mv| {
+                                if kind.nothing_better(best) {
+                                    return;
+                                }
+                                match subtables.code(geo, &p.play(geo, &mv)) {
+                                    Ok(child) => {
+                                        best = kind.better_code(best, kind.through_exit(child))
+                                    }
+                                    Err(e) => failed = Some(e),
+                                }
+                            });
+                        }
                         write(entry, Some(best));
                     });
                 failed.map_or(Ok(()), Err)
@@ -114,9 +125,15 @@ pub fn exit_codes(
     let pass = ExitPass::new(board, dir, kind, material)?;
     let side = |stm: Side| -> Result<Vec<u16>, GenError> {
         let mut out = vec![0u16; pass.indexer.size() as usize];
-        pass.side(stm, &mut out, 1, |entry, exit| {
-            entry[0] = exit.map_or(0, |code| u16::try_from(code).unwrap_or(u16::MAX));
-        })?;
+        pass.side(
+            stm,
+            &mut out,
+            1,
+            |_| false,
+            |entry, exit| {
+                entry[0] = exit.map_or(0, |code| u16::try_from(code).unwrap_or(u16::MAX));
+            },
+        )?;
         Ok(out)
     };
     Ok([side(Side::White)?, side(Side::Black)?])
@@ -159,7 +176,9 @@ pub fn restore_packed(
     let failed = |e: GenError| format!("the values of its exits: {e}");
     let pass = ExitPass::new(board, dir, kind, material).map_err(failed)?;
     for (stm, side) in [(Side::White, white), (Side::Black, black)] {
-        pass.side(stm, side, width, |entry, exit| {
+        // A stored value nothing beats is the entry, whatever the exits give.
+        let settled = |entry: &[u8]| kind.nothing_better(retro_format::packed::entry_code(entry));
+        pass.side(stm, side, width, settled, |entry, exit| {
             let code = match exit {
                 None => 0,
                 Some(exit) => kind.with_exit(retro_format::packed::entry_code(entry), exit),

@@ -312,7 +312,7 @@ impl Tablebase {
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
         let white = q.side_to_move() == Side::White;
         let stored = loaded.source.code(white, index, &self.cache, loaded.id)?;
-        let code = match loaded.source.exits_decide() {
+        let code = match loaded.source.exits_decide() && !kind.nothing_better(stored) {
             true => kind.with_exit(stored, self.best_exit(kind, &q)?),
             false => stored,
         };
@@ -338,6 +338,9 @@ impl Tablebase {
         for mv in exits {
             let code = kind.through_exit(self.code(kind, &p.play(geo, &mv))?);
             best = kind.better_code(best, code);
+            if kind.nothing_better(best) {
+                break;
+            }
         }
         Ok(best)
     }
