@@ -57,6 +57,10 @@ pub enum Suite {
     /// tables linked from `--tables DIR`, beside `rtbgen -g -s` (`--syzygy`, its tables in
     /// `--syzygy-tables`), the win/draw/loss counts compared.
     Six,
+    /// A WDL50 probe against Syzygy's (shakmaty-syzygy on the Syzygy generator's files in
+    /// `--syzygy-tables DIR`), side by side on random positions of the largest materials
+    /// both hold, our tables from `--tables DIR`.
+    Wdl,
 }
 
 impl Suite {
@@ -72,6 +76,7 @@ impl Suite {
             Suite::Pack => "packed tables: sizes, packing time, probe times",
             Suite::Batch => "retro probe --batch: positions a second",
             Suite::Six => "six-man pawnless tables beside the Syzygy generator",
+            Suite::Wdl => "a WDL50 probe beside shakmaty-syzygy's on the Syzygy generator's files",
         }
     }
 }
@@ -339,6 +344,7 @@ pub fn bench(
     peer: Option<&Peer>,
     pawn_peer: Option<&PawnPeer>,
     tables: Option<&Path>,
+    wdl_syzygy: Option<&Path>,
     probes: usize,
     six: &crate::bench_six::SixOptions,
     kinds: &[crate::MetricArg],
@@ -362,10 +368,10 @@ pub fn bench(
     if pawn_peer.is_some() && !suites.iter().any(pawn_suite) {
         bail!("--syzygy-pawns and --syzygy-tables apply to the pawn suites (krpkr, kqpkq, kppkp) only");
     }
-    let apart = |s: &Suite| matches!(s, Suite::Pack | Suite::Batch | Suite::Six);
+    let apart = |s: &Suite| matches!(s, Suite::Pack | Suite::Batch | Suite::Six | Suite::Wdl);
     if tables.is_some() && !suites.iter().any(|s| pawn_suite(s) || apart(s)) {
         bail!(
-            "--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack, batch and six suites only"
+            "--tables applies to the pawn suites (krpkr, kqpkq, kppkp) and the pack, batch, six and wdl suites only"
         );
     }
     if let Some(pawn_peer) = pawn_peer {
@@ -377,8 +383,16 @@ pub fn bench(
             true => six.board,
             false => board,
         };
-        if crate::support::tables_in(from, board)?.is_empty() {
-            bail!("{} holds no table files (*.{board}.rtb)", from.display());
+        let kind = match suites.contains(&Suite::Wdl) {
+            true => retro_format::TableKind::Wdl50,
+            false => retro_format::TableKind::Dtm,
+        };
+        if crate::support::kind_tables_in(from, board, kind)?.is_empty() {
+            bail!(
+                "{} holds no table files (*.{board}{}.rtb or .rtbz)",
+                from.display(),
+                kind.suffix()
+            );
         }
     }
     let machine = machine();
@@ -409,6 +423,14 @@ pub fn bench(
                 runs as usize,
                 verify_too,
                 as_json,
+            )?);
+        }
+        if suites.contains(&Suite::Wdl) {
+            let (Some(tables), Some(syzygy)) = (tables, wdl_syzygy) else {
+                bail!("the wdl suite needs --tables DIR (WDL50 tables) and --syzygy-tables DIR (the Syzygy generator's .rtbw files)");
+            };
+            results.push(crate::bench_wdl::wdl_suite(
+                tables, syzygy, probes, as_json, &machine,
             )?);
         }
         suites.retain(|s| !apart(s));
@@ -505,7 +527,7 @@ pub fn bench(
                     }
                     continue;
                 }
-                Suite::Pack | Suite::Batch | Suite::Six => {
+                Suite::Pack | Suite::Batch | Suite::Six | Suite::Wdl => {
                     unreachable!("these suites run apart, above")
                 }
                 Suite::Small => (Vec::new(), small.clone()),

@@ -40,7 +40,7 @@ pub struct BenchArgs {
     /// least the WDL files of every table the pawn table's captures and promotions reach,
     /// built beforehand (`rtbgen -w` and `rtbgenp -w`; hours for KPPvKP). The six suite:
     /// the WDL tables a six-man table reaches, built there by `rtbgen -w` (outside the
-    /// clock) where missing.
+    /// clock) where missing. The wdl suite: the Syzygy WDL files probed beside ours.
     #[arg(long, value_name = "DIR")]
     pub syzygy_tables: Option<PathBuf>,
     /// The six suite: a six-man pawnless table to build (repeat for more; default
@@ -54,10 +54,10 @@ pub struct BenchArgs {
     /// checked as `retro gen` checks the files it keeps) instead of building them; any
     /// missing are built. The pack suite: pack the raw tables of this directory (into a
     /// scratch directory; the files here are only read). The batch suite: probe the
-    /// largest tables of this directory.
+    /// largest tables of this directory. The wdl suite: the WDL50 tables probed.
     #[arg(long, value_name = "DIR")]
     pub tables: Option<PathBuf>,
-    /// The pack and batch suites: random positions probed.
+    /// The pack, batch and wdl suites: random positions probed.
     #[arg(long, default_value = "100000", value_parser = clap::value_parser!(u32).range(100..=10_000_000))]
     pub probes: u32,
     /// The small, krbkr, five and pawn suites: which tables `retro gen` builds and times,
@@ -90,8 +90,9 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     // `retro gen`, run by the bench, uses one thread per core; so does the peer.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let six_suite = suites.contains(&bench::Suite::Six);
-    if syzygy_pawns.is_some() != (syzygy_tables.is_some() && !six_suite) {
-        anyhow::bail!("--syzygy-pawns and --syzygy-tables go together (the six suite takes --syzygy with --syzygy-tables)");
+    let wdl_suite = suites.contains(&bench::Suite::Wdl);
+    if syzygy_pawns.is_some() != (syzygy_tables.is_some() && !six_suite && !wdl_suite) {
+        anyhow::bail!("--syzygy-pawns and --syzygy-tables go together (the six suite takes --syzygy with --syzygy-tables, the wdl suite --syzygy-tables alone)");
     }
     if board != Board::STANDARD && !six_suite {
         anyhow::bail!("--board applies to the six suite only");
@@ -125,14 +126,14 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         peer: six_peer,
     };
     let peer = syzygy.map(|rtbgen| bench::Peer { rtbgen, threads });
-    let pawn_peer =
-        syzygy_pawns
-            .zip(syzygy_tables.filter(|_| !six_suite))
-            .map(|(rtbgenp, tables)| bench::PawnPeer {
-                rtbgenp,
-                tables,
-                threads,
-            });
+    let wdl_syzygy = syzygy_tables.clone().filter(|_| wdl_suite);
+    let pawn_peer = syzygy_pawns
+        .zip(syzygy_tables.filter(|_| !six_suite && !wdl_suite))
+        .map(|(rtbgenp, tables)| bench::PawnPeer {
+            rtbgenp,
+            tables,
+            threads,
+        });
     bench::bench(
         &suites,
         runs,
@@ -141,6 +142,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         peer.as_ref(),
         pawn_peer.as_ref(),
         tables.as_deref(),
+        wdl_syzygy.as_deref(),
         probes as usize,
         &six,
         &kinds,

@@ -53,7 +53,11 @@ impl Draw {
 
 /// `count` random legal positions of `materials`: a table drawn uniformly, then an index and
 /// side to move until the position is legal.
-fn random_positions(geo: &Geometry, materials: &[Material], count: usize) -> Result<Vec<Position>> {
+pub(crate) fn random_positions(
+    geo: &Geometry,
+    materials: &[Material],
+    count: usize,
+) -> Result<Vec<Position>> {
     let indexers: Vec<Indexer> = materials
         .iter()
         .map(|&m| Indexer::new(geo, m).map_err(|e| anyhow::anyhow!("{e}")))
@@ -76,7 +80,7 @@ fn random_positions(geo: &Geometry, materials: &[Material], count: usize) -> Res
 }
 
 /// Median and 99th percentile, in microseconds, of durations in seconds.
-fn percentiles(mut seconds: Vec<f64>) -> (f64, f64) {
+pub(crate) fn percentiles(mut seconds: Vec<f64>) -> (f64, f64) {
     seconds.sort_by(|a, b| a.total_cmp(b));
     let at = |q: f64| seconds[((seconds.len() - 1) as f64 * q).round() as usize] * 1e6;
     (at(0.5), at(0.99))
@@ -118,7 +122,7 @@ fn drop_from_page_cache(path: &Path) -> Result<()> {
 }
 
 /// Reads a file through, so its pages are in the page cache.
-fn warm(path: &Path) -> Result<()> {
+pub(crate) fn warm(path: &Path) -> Result<()> {
     use std::io::Read;
     let mut file =
         std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;

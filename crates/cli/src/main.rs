@@ -9,6 +9,7 @@ mod bench;
 mod bench_args;
 mod bench_pack;
 mod bench_six;
+mod bench_wdl;
 mod distributed;
 mod fifty;
 mod freeze;

@@ -135,3 +135,52 @@ fn tables_not_certified_are_not_compared() {
     let out = verify_syzygy(&peer_files(), dir.path(), &["KQvKR"]);
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
 }
+
+/// `retro bench --suite wdl` on the proved tables, with `more` arguments.
+fn wdl_bench(more: &[&str]) -> std::process::Output {
+    let tables = proved().to_str().unwrap();
+    let mut args = vec!["bench", "--suite", "wdl", "--tables", tables];
+    args.extend_from_slice(more);
+    retro(&args)
+}
+
+#[test]
+fn the_wdl_bench_times_both_readers_on_positions_they_agree_on() {
+    let files = peer_files();
+    let out = wdl_bench(&[
+        "--syzygy-tables",
+        files.to_str().unwrap(),
+        "--probes",
+        "300",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let wdl = &report["results"][0];
+    assert_eq!(wdl["suite"], "wdl", "{report}");
+    assert_eq!(wdl["positions"], 300, "{report}");
+    // The opening probes and the timed ones, every class the same in both.
+    assert_eq!(wdl["classes_equal"], 2300, "{report}");
+    let materials: Vec<&str> = wdl["materials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["material"].as_str().unwrap())
+        .collect();
+    let mut expected = MATERIALS.to_vec();
+    expected.sort();
+    assert_eq!(materials, expected, "{report}");
+    for field in ["wdl50_median_us", "syzygy_median_us", "median_ratio"] {
+        let value = wdl[field].as_f64().unwrap();
+        assert!(value.is_finite() && value > 0.0, "{field}: {report}");
+    }
+
+    // Without the Syzygy files the suite is refused, naming the flag it needs.
+    let out = wdl_bench(&[]);
+    assert!(!out.status.success());
+    assert!(
+        all_output(&out).contains("--syzygy-tables"),
+        "{}",
+        all_output(&out)
+    );
+}

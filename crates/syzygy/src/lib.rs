@@ -141,6 +141,57 @@ impl SyzygyFiles {
     pub fn materials(&self) -> Vec<String> {
         self.wdl_materials.clone()
     }
+
+    /// The class at a clock of 0 of a legal position, from its material's WDL file and those
+    /// its captures reach: the reader's `probe_wdl_after_zeroing`, which is Fathom's
+    /// `tb_probe_wdl` (shakmaty-syzygy's `probe_wdl` goes through the DTZ file instead, to
+    /// take the halfmove clock into account).
+    pub fn wdl(&self, position: &ReaderPosition) -> Result<Wdl, SyzygyError> {
+        self.tables
+            .probe_wdl_after_zeroing(&position.0)
+            .map(reader_class)
+            .map_err(|e| self.reader_error(&position.1, e))
+    }
+
+    /// The error naming the file a reader's error is about, for a probe of `material`.
+    fn reader_error(&self, material: &str, e: ReaderError) -> SyzygyError {
+        match failing_file(&e) {
+            Some((file, true)) => SyzygyError::Missing {
+                material: material.to_string(),
+                file,
+                dir: self.dir.clone(),
+            },
+            Some((file, false)) => SyzygyError::Damaged {
+                material: material.to_string(),
+                file,
+                reason: reason_of(&e),
+            },
+            None => SyzygyError::Damaged {
+                material: material.to_string(),
+                file: "?".into(),
+                reason: reason_of(&e),
+            },
+        }
+    }
+}
+
+/// A legal 8×8 position in the reader's form, with its material's name, made once so that
+/// a timed probe does not include the conversion.
+pub struct ReaderPosition(Chess, String);
+
+impl ReaderPosition {
+    /// The reader's form of `p` on `geo`'s board (8×8), or `None` where shakmaty does not
+    /// take it (another board, or a position it calls impossible).
+    pub fn of(geo: &Geometry, p: &TablePosition) -> Option<ReaderPosition> {
+        if geo.board() != Board::STANDARD {
+            return None;
+        }
+        let chess = shakmaty_of(geo, p)?;
+        Some(ReaderPosition(
+            chess,
+            p.material().canonical().0.to_string(),
+        ))
+    }
 }
 
 /// A position where the file and the proved table disagree.
@@ -321,23 +372,7 @@ pub fn check(
     }
     let size = indexer.size();
     const CHUNK: u64 = 1 << 14;
-    let reader_error = |e: ReaderError| match failing_file(&e) {
-        Some((file, true)) => SyzygyError::Missing {
-            material: name.clone(),
-            file,
-            dir: files.dir.clone(),
-        },
-        Some((file, false)) => SyzygyError::Damaged {
-            material: name.clone(),
-            file,
-            reason: reason_of(&e),
-        },
-        None => SyzygyError::Damaged {
-            material: name.clone(),
-            file: "?".into(),
-            reason: reason_of(&e),
-        },
-    };
+    let reader_error = |e: ReaderError| files.reader_error(&name, e);
     let mut stretches: Vec<(usize, u64)> = Vec::new();
     for s in 0..2 {
         stretches.extend((0..size.div_ceil(CHUNK)).map(|c| (s, c)));
