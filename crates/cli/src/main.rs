@@ -11,8 +11,10 @@ mod bench_pack;
 mod bench_six;
 mod bench_wdl;
 mod distributed;
+mod engine_checks;
 mod fifty;
 mod freeze;
+mod load_test;
 mod manual;
 mod oracle;
 mod pack;
@@ -27,14 +29,9 @@ mod verify_syzygy;
 
 use anyhow::{bail, Context, Result};
 use clap::{CommandFactory, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
-use retro_engine::selfcheck::{self, Scope};
-use retro_engine::{perft, Geometry};
 use retro_rules::Board;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// Verified chess endgame databases: rules, retrograde analysis and checkers.
 #[derive(Parser)]
@@ -653,7 +650,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
                 .with_cache_bytes(cache_mib.saturating_mul(1 << 20))
                 .with_limits(limits);
             if load_test {
-                return serve_load_test(&dir, usize::from(clients), seconds);
+                return load_test::serve_load_test(&dir, usize::from(clients), seconds);
             }
             let runtime =
                 tokio::runtime::Runtime::new().context("starting the server's runtime")?;
@@ -678,7 +675,7 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             depth,
             natural,
             divide,
-        } => perft_command(&fen, depth, natural, divide),
+        } => engine_checks::perft_command(&fen, depth, natural, divide),
         Command::Gen {
             materials,
             up_to,
@@ -830,206 +827,11 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             full,
             no_pawns,
             quiet,
-        } => selfcheck_command(board, pieces, full, !no_pawns, quiet),
+        } => engine_checks::selfcheck_command(board, pieces, full, !no_pawns, quiet),
     }
 }
 
 /// Parses a FEN into a legal position of the natural model, with a clear error.
 pub(crate) fn parse_position(fen: &str) -> Result<retro_rules::Position> {
     Ok(retro_engine::fen::natural_of_fen(fen)?)
-}
-
-fn perft_command(fen: &str, depth: u32, natural: bool, divide: bool) -> Result<ExitCode> {
-    let position = parse_position(fen)?;
-    let start = Instant::now();
-    if natural {
-        if divide {
-            bail!("--divide is available with the engine only");
-        }
-        let nodes = perft::perft_natural(&position, depth);
-        report_perft(nodes, start);
-        return Ok(ExitCode::SUCCESS);
-    }
-    let geo = Geometry::new(position.board());
-    let fast = retro_engine::fen::engine_of_natural(&geo, fen, &position)?;
-    if divide {
-        let mut total = 0;
-        for (uci, nodes) in perft::divide(&geo, &fast, depth) {
-            println!("{uci}: {nodes}");
-            total += nodes;
-        }
-        report_perft(total, start);
-    } else {
-        report_perft(perft::perft(&geo, &fast, depth), start);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn report_perft(nodes: u64, start: Instant) {
-    let seconds = start.elapsed().as_secs_f64();
-    println!("nodes: {nodes}");
-    println!(
-        "time: {seconds:.3} s ({:.0} nodes/s)",
-        nodes as f64 / seconds.max(1e-9)
-    );
-}
-
-fn selfcheck_command(
-    board: Option<Board>,
-    pieces: Option<u8>,
-    full: bool,
-    pawns: bool,
-    quiet: bool,
-) -> Result<ExitCode> {
-    let mut scopes = if full {
-        Scope::full()
-    } else if board.is_some() || pieces.is_some() {
-        vec![Scope {
-            board: board.unwrap_or_default(),
-            max_men: usize::from(pieces.unwrap_or(3)),
-            pawns: true,
-        }]
-    } else {
-        Scope::defaults()
-    };
-    for scope in &mut scopes {
-        scope.pawns = pawns;
-    }
-    let description: Vec<String> = scopes
-        .iter()
-        .map(|s| {
-            format!(
-                "{} up to {} men{}",
-                s.board,
-                s.max_men,
-                if s.pawns { "" } else { " (no pawns)" }
-            )
-        })
-        .collect();
-    println!("selfcheck: {}", description.join("; "));
-    let total: usize = scopes.iter().map(|s| s.materials().len()).sum();
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total as u64)
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} materials, {elapsed} elapsed, ~{eta} left  {msg}",
-        )
-        .expect("a valid template"),
-    );
-    // Where no bar can be drawn (a log file, a pipe), a line per material shows the run is alive.
-    let log_lines = !quiet && !std::io::stderr().is_terminal();
-    let start = Instant::now();
-    let report = selfcheck::run(&scopes, &|p| {
-        bar.set_position(p.done as u64);
-        bar.set_message(format!("{} on {}", p.material, p.board));
-        if log_lines {
-            eprintln!(
-                "selfcheck: {} on {} done ({}/{} materials, {:.0} s elapsed)",
-                p.material,
-                p.board,
-                p.done,
-                p.total,
-                start.elapsed().as_secs_f64()
-            );
-        }
-    });
-    bar.finish_and_clear();
-    println!("materials: {}", report.materials);
-    println!(
-        "positions checked: {} ({} legal)",
-        report.positions, report.legal
-    );
-    println!("moves compared with the natural model: {}", report.moves);
-    println!("un-moves checked against moves: {}", report.retractions);
-    println!("time: {:.1} s", report.elapsed.as_secs_f64());
-    if report.passed() {
-        println!("result: PASS — the engine agrees with the natural model on every position");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        println!(
-            "result: FAIL — {} checks failed; the first ones:",
-            report.failure_count
-        );
-        for f in &report.failures {
-            println!("  {f}");
-        }
-        Ok(ExitCode::FAILURE)
-    }
-}
-
-/// `retro serve --load-test`: the server on a free loopback port, `clients` threads probing
-/// 3- and 4-man positions for `seconds`, then throughput and latency.
-fn serve_load_test(dir: &std::path::Path, clients: usize, seconds: u64) -> Result<ExitCode> {
-    const FENS: [&str; 8] = [
-        "8/8/8/8/8/2k5/1R6/K7 w - - 0 1",
-        "8/8/8/8/8/8/1Rk5/K7 b - - 0 1",
-        "8/8/2k5/8/8/8/8/3QK3 w - - 0 1",
-        "8/8/3k4/8/8/8/8/3QK3 b - - 0 1",
-        "3r4/8/2k5/8/8/8/8/3QK3 w - - 0 1",
-        "8/3r4/8/2k5/8/8/5Q2/6K1 b - - 0 1",
-        "8/8/2k5/8/8/8/1r6/R3K3 w - - 0 1",
-        "r7/8/2k5/8/8/8/8/R3K3 b - - 0 1",
-    ];
-    let materials: Vec<retro_engine::Material> = ["KRvK", "KQvK", "KQvKR", "KRvKR"]
-        .iter()
-        .map(|m| retro_engine::Material::parse(m).expect("a material"))
-        .collect();
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    retro_gen::Builder::new(Board::STANDARD, dir)
-        .build(&materials, &retro_gen::Silent)
-        .context("building the tables the load test probes")?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    let served = dir.to_path_buf();
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Runtime::new() else {
-            return;
-        };
-        let _ = runtime.block_on(retro_server::serve(
-            "127.0.0.1:0".parse().expect("an address"),
-            retro_server::AppState::new(served),
-            false,
-            move |addr| {
-                let _ = tx.send(addr);
-            },
-        ));
-    });
-    let addr = rx
-        .recv_timeout(std::time::Duration::from_secs(10))
-        .context("the server did not start")?;
-    let fens: Vec<String> = FENS.iter().map(|f| f.to_string()).collect();
-    // One request in five is a bad one the server must refuse (see `bad_requests`).
-    const BAD_EVERY: usize = 5;
-    println!(
-        "load test: {clients} clients probing http://{addr}/api/probe for {seconds} s, one request in {BAD_EVERY} a bad one (request log off)"
-    );
-    let report = retro_server::load::load_test(
-        addr,
-        &fens,
-        clients,
-        std::time::Duration::from_secs(seconds),
-        BAD_EVERY,
-    );
-    let (good, bad) = (&report.good, &report.bad);
-    println!(
-        "{} requests in {:.1} s: {:.0} requests/s",
-        report.ok + report.failed + report.refused + report.mishandled,
-        report.seconds,
-        report.throughput(),
-    );
-    println!(
-        "good: {} answered, {} failed; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        report.ok, report.failed, good.p50_ms, good.p90_ms, good.p99_ms, good.max_ms
-    );
-    println!(
-        "bad: {} refused with 4xx, {} otherwise; latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        report.refused, report.mishandled, bad.p50_ms, bad.p90_ms, bad.p99_ms, bad.max_ms
-    );
-    Ok(if report.failed == 0 && report.mishandled == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
 }

@@ -126,10 +126,13 @@ pub mod moves;
 pub mod oracle;
 pub mod scheme;
 pub mod theorem;
+mod visit;
 
 use children::*;
 use lines::Lines;
+use men::pawns;
 use men::Men;
+pub use men::{exits, pieces_of, stored};
 use moves::{Placement, Step};
 use rayon::prelude::*;
 use retro_format::{Codes, Dtz, FormatError, Table, TableKind, Value, Wdl};
@@ -141,6 +144,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
+use visit::*;
 
 /// Why a table could not be checked (as opposed to failing the check).
 #[derive(Debug, thiserror::Error)]
@@ -867,212 +871,6 @@ impl Checker {
         }
         Ok(())
     }
-}
-
-/// Calls `check` with the square numbers of every canonical placement of `scheme` (king pairs
-/// in parallel) and the pair's counts of legal positions by side to move, which it adds to;
-/// adds those counts to `legal` and reports progress pair by pair; stops at the first error.
-fn for_each_canonical(
-    scheme: &Scheme,
-    pairs: &[(u32, u32)],
-    legal: &[AtomicU64; 2],
-    progress: &(dyn Fn(u64) + Sync),
-    check: impl Fn(&[u32], &mut [u64; 2]) -> Result<(), VerifyError> + Sync,
-) -> Result<(), VerifyError> {
-    pairs.par_iter().try_for_each(|&pair| {
-        let mut result = Ok(());
-        let mut examined = 0;
-        let mut legal_here = [0u64; 2];
-        scheme.for_each_placement_numbers(pair, |numbers| {
-            examined += 1;
-            if result.is_ok() && scheme.is_canonical_numbers(numbers) {
-                result = check(numbers, &mut legal_here);
-            }
-        });
-        for (total, here) in legal.iter().zip(legal_here) {
-            total.fetch_add(here, Ordering::Relaxed);
-        }
-        progress(examined);
-        result
-    })
-}
-
-/// (P): exactly the legal positions have entries — as many entries of each side to move hold
-/// a value (a code other than 0) as the category has legal positions, `legal` by side.
-fn entries_are_the_legal_positions(
-    men: &Men,
-    stored: &Stored,
-    legal: [u64; 2],
-    failures: &Failures,
-) {
-    let kind = stored.table.header().kind;
-    for (s, side) in Side::ALL.into_iter().enumerate() {
-        let codes = stored.table.codes(side == Side::White);
-        let entries = (0..stored.scheme.size())
-            .into_par_iter()
-            .filter(|&i| codes.get(i).is_some_and(|c| c != 0))
-            .count() as u64;
-        let positions = legal[s];
-        if entries != positions {
-            failures.record(Failure {
-                fen: format!("(the {side}-to-move half of {men})"),
-                stored: Entry::from_code(kind, 0).expect("0 is every kind's illegal entry"),
-                problem: format!(
-                    "{entries} entries hold values but the category has {positions} legal positions (P)"
-                ),
-            });
-        }
-    }
-}
-
-/// A legal position of a category, as the checker visits it: its placement (with its
-/// en-passant target), the side to move and whether its king is in check, the entry holding
-/// its value, and the index of its placement without a target (from which its moves' entries
-/// are found).
-struct LegalAt<'a> {
-    placement: Placement<'a>,
-    side: Side,
-    in_check: bool,
-    entry: u64,
-    index: u64,
-}
-
-/// Calls `visit` with every legal position of the canonical placement `numbers` of `scheme`'s
-/// men `listed`: each side to move whose opponent is not in check, without an en-passant
-/// target and with every target consistent with a double step that is the least of its orbit
-/// and leaves the position legal; counts them by side to move into `legal_here`.
-fn for_each_legal<'a>(
-    scheme: &Scheme,
-    lines: &'a Lines,
-    listed: &'a [retro_rules::Man],
-    table: &Table,
-    numbers: &[u32],
-    legal_here: &mut [u64; 2],
-    mut visit: impl FnMut(LegalAt<'a>) -> Result<(), VerifyError>,
-) -> Result<(), VerifyError> {
-    let index = scheme
-        .index_of_canonical(numbers)
-        .expect("canonical pairs have an index");
-    let plain = Placement::new(lines, listed, numbers);
-    // Each side's king in check; a side may move only if the other's is not.
-    let in_check = Side::ALL.map(|side| plain.in_check(side));
-    for (s, side) in Side::ALL.into_iter().enumerate() {
-        if in_check[1 - s] {
-            continue;
-        }
-        let mut targets = [None; scheme::MAX_MEN + 1];
-        let mut count = 1;
-        plain.for_each_en_passant_target(side, |t| {
-            targets[count] = Some(t);
-            count += 1;
-        });
-        for &target in &targets[..count] {
-            let placement = plain.with_en_passant(target);
-            let entry = match target {
-                None => index,
-                Some(t) => {
-                    let squares: Vec<Square> = numbers.iter().map(|&n| scheme.square(n)).collect();
-                    if !scheme.is_canonical_target(&squares, scheme.square(t))
-                        || !placement.is_legal_with_target(side)
-                    {
-                        continue;
-                    }
-                    scheme
-                        .index_with_en_passant(&squares, Some(scheme.square(t)), side)
-                        .ok_or_else(|| no_entry(table))?
-                }
-            };
-            legal_here[s] += 1;
-            visit(LegalAt {
-                placement,
-                side,
-                in_check: in_check[s],
-                entry,
-                index,
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// A table's entries, White to move first.
-fn both_sides(table: &Table) -> [Codes<'_>; 2] {
-    [table.codes(true), table.codes(false)]
-}
-
-/// The error for an index past the end of a table's entries.
-fn out_of_range(table: &Table, index: u64) -> VerifyError {
-    VerifyError::Format(FormatError::IndexOutOfRange {
-        material: table.header().material.clone(),
-        index,
-        entries: table.header().entries_per_side,
-    })
-}
-
-fn no_entry(table: &Table) -> VerifyError {
-    VerifyError::WrongHeader {
-        path: table.path().to_path_buf(),
-        expected: "an index entry for every legal position".into(),
-        found: "a position without one".into(),
-    }
-}
-
-/// The categories one move away from `men` that have other men, as stored: a capture takes
-/// a man other than a king; a promotion exchanges a pawn for a queen, rook, bishop or knight,
-/// capturing a man of the other side or not.
-pub fn exits(men: &Men) -> Vec<Men> {
-    let mut result: Vec<Men> = Vec::new();
-    let mut add = |m: Men| {
-        let m = stored(m);
-        if !result.contains(&m) {
-            result.push(m);
-        }
-    };
-    for side in Side::ALL {
-        for &piece in men.of(side) {
-            if let Some(m) = men.without(side, piece) {
-                add(m);
-            }
-        }
-        let Some(without_pawn) = men.without(side, Piece::Pawn) else {
-            continue;
-        };
-        for promoted in Piece::PROMOTIONS {
-            let exchanged = without_pawn.with(side, promoted);
-            for &victim in exchanged.of(retro_rules::opponent(side)) {
-                if let Some(m) = exchanged.without(retro_rules::opponent(side), victim) {
-                    add(m);
-                }
-            }
-            add(exchanged);
-        }
-    }
-    result
-}
-
-/// How many pawns both sides have.
-fn pawns(men: &Men) -> usize {
-    men.white
-        .iter()
-        .chain(&men.black)
-        .filter(|&&p| p == Piece::Pawn)
-        .count()
-}
-
-/// A category as tables store it.
-pub fn stored(men: Men) -> Men {
-    if men.is_stored_as_is() {
-        men
-    } else {
-        men.flipped()
-    }
-}
-
-/// The men of a position that has a king per side, for `has_pieces`.
-pub fn pieces_of(men: &Men, side: Side) -> Vec<Piece> {
-    std::iter::once(Piece::King)
-        .chain(men.of(side).iter().copied())
-        .collect()
 }
 
 #[cfg(test)]

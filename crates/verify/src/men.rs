@@ -1,6 +1,7 @@
 //! The men of a category: which pieces each side has, read from a table's material name.
 //!
-//! Owns: [`Men`]. Written afresh for the checker, in the terms of the natural model; it shares
+//! Owns: [`Men`], and the categories a category's captures and promotions lead into
+//! ([`exits`]), as tables store them ([`stored`]). Written afresh for the checker, in the terms of the natural model; it shares
 //! nothing with the engine's `Material`.
 
 use retro_rules::{Man, Piece, Side};
@@ -180,6 +181,64 @@ impl fmt::Display for Men {
         let letters = |pieces: &[Piece]| pieces.iter().map(|p| p.letter()).collect::<String>();
         write!(f, "K{}vK{}", letters(&self.white), letters(&self.black))
     }
+}
+
+/// The categories one move away from `men` that have other men, as stored: a capture takes
+/// a man other than a king; a promotion exchanges a pawn for a queen, rook, bishop or knight,
+/// capturing a man of the other side or not.
+pub fn exits(men: &Men) -> Vec<Men> {
+    let mut result: Vec<Men> = Vec::new();
+    let mut add = |m: Men| {
+        let m = stored(m);
+        if !result.contains(&m) {
+            result.push(m);
+        }
+    };
+    for side in Side::ALL {
+        for &piece in men.of(side) {
+            if let Some(m) = men.without(side, piece) {
+                add(m);
+            }
+        }
+        let Some(without_pawn) = men.without(side, Piece::Pawn) else {
+            continue;
+        };
+        for promoted in Piece::PROMOTIONS {
+            let exchanged = without_pawn.with(side, promoted);
+            for &victim in exchanged.of(retro_rules::opponent(side)) {
+                if let Some(m) = exchanged.without(retro_rules::opponent(side), victim) {
+                    add(m);
+                }
+            }
+            add(exchanged);
+        }
+    }
+    result
+}
+
+/// How many pawns both sides have.
+pub(crate) fn pawns(men: &Men) -> usize {
+    men.white
+        .iter()
+        .chain(&men.black)
+        .filter(|&&p| p == Piece::Pawn)
+        .count()
+}
+
+/// A category as tables store it.
+pub fn stored(men: Men) -> Men {
+    if men.is_stored_as_is() {
+        men
+    } else {
+        men.flipped()
+    }
+}
+
+/// The men of a position that has a king per side, for `has_pieces`.
+pub fn pieces_of(men: &Men, side: Side) -> Vec<Piece> {
+    std::iter::once(Piece::King)
+        .chain(men.of(side).iter().copied())
+        .collect()
 }
 
 #[cfg(test)]
