@@ -209,7 +209,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     if let Some((allowed, whose)) = allowed {
         for (material, kind, raw, _) in &todo {
             let bytes = std::fs::metadata(raw).map_or(0, |m| m.len());
-            let need = pack_memory_needed(*kind, options.coder, bytes);
+            let need = pack_memory_needed(options.coder, bytes);
             if need > allowed {
                 bail!(
                     "packing {} needs about {} of memory, and {whose} {}; nothing was written",
@@ -270,19 +270,17 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The most memory packing a raw file of `raw_bytes` of `kind` with `coder` takes: the file
-/// (mapped), and for pair codes four bytes an entry for the coded streams and the coder's
-/// work, two more for the exits' codes where the kind's exits decide, with the smaller tables
-/// read whole beside them ([`retro_gen::SHARED_TABLE_BYTES`]). KRBvKR's DTM (231 MiB raw):
-/// 2.6 GiB by this count; 2.2 GiB measured at the peak of a `retro bench --suite pack` run.
-fn pack_memory_needed(kind: TableKind, coder: Coder, raw_bytes: u64) -> u64 {
+/// The most memory packing a raw file of `raw_bytes` with `coder` takes: the file (mapped),
+/// and for pair codes four bytes an entry for the coded streams and the coder's work, two more
+/// for the codes that decide entries, with the tables that give them read whole beside them
+/// (the smaller tables, [`retro_gen::SHARED_TABLE_BYTES`]; for DTZ50 its WDL50 table, no
+/// larger). KRBvKR's DTM (231 MiB raw): 2.6 GiB by this count; 2.2 GiB measured at the peak
+/// of a `retro bench --suite pack` run.
+fn pack_memory_needed(coder: Coder, raw_bytes: u64) -> u64 {
     const WORK: u64 = 64 << 20;
     match coder {
         Coder::ZstdBlocks => raw_bytes + WORK,
-        Coder::Pairs if kind.exits_decide() => {
-            raw_bytes + 6 * raw_bytes + retro_gen::SHARED_TABLE_BYTES + WORK
-        }
-        Coder::Pairs => raw_bytes + 4 * raw_bytes + WORK,
+        Coder::Pairs => raw_bytes + 6 * raw_bytes + retro_gen::SHARED_TABLE_BYTES + WORK,
     }
 }
 

@@ -1,12 +1,15 @@
-//! Entries an exit decides. An *exit* is a move out of a table: a capture, or a promotion. A
-//! packed file may store, at a position whose value its best exit already reaches, any value no
-//! better for the side to move; a reader takes the better of the stored value and the best
-//! exit's, which is the position's value (the side to move may always play that exit, and no
-//! move is better than the best of all of them). Syzygy's WDL files do the same for captures;
-//! here it holds for DTM too, where an exit's depth is the child's plus one ply.
+//! Entries other tables decide. An *exit* is a move out of a table: a capture, or a
+//! promotion. A packed DTM or WDL50 file may store, at a position whose value its best exit
+//! already reaches, any value no better for the side to move; a reader takes the better of the
+//! stored value and the best exit's, which is the position's value (the side to move may always
+//! play that exit, and no move is better than the best of all of them). Syzygy's WDL files do
+//! the same for captures; here it holds for DTM too, where an exit's depth is the child's plus
+//! one ply. A packed DTZ50 file may store anything at a drawn position: its *companion*, the
+//! material's WDL50 table, says which positions are drawn, and a reader takes the draw from it.
+//! For DTZ50 the code "its exits give" a position is therefore the draw where the companion
+//! says draw, and nothing (0) elsewhere.
 //!
-//! Owns: for each kind, whether its files may leave exit-decided entries out
-//! ([`TableKind::exits_decide`]), the order of its codes for the side to move
+//! Owns: for each kind, the order of its codes for the side to move
 //! ([`TableKind::exit_rank`]), the code an exit gives the side making it
 //! ([`TableKind::through_exit`]) and the rebuilt entry ([`TableKind::with_exit`]).
 //! Must never: find exits or look a value up: the fast side does, with the rules, and the
@@ -15,16 +18,10 @@
 use crate::{TableKind, Value, Wdl};
 
 impl TableKind {
-    /// Whether a packed file of this kind may store, at an entry its best exit decides, any
-    /// value no better: DTM and WDL50. Not DTZ50, whose distance a zeroing move ends.
-    pub fn exits_decide(self) -> bool {
-        matches!(self, TableKind::Dtm | TableKind::Wdl50)
-    }
-
     /// How good an entry code is for the side to move, higher better: for DTM a quicker win,
     /// then a draw, then a longer loss; for WDL50 the class's order (win, cursed win, draw,
     /// blessed loss, loss). Code 0 (no legal position) and codes no entry has rank below every
-    /// value. Only for the kinds of [`TableKind::exits_decide`] (others rank every code 0).
+    /// value. DTZ50 ranks every code 0: its decided entries are the companion's draws.
     pub fn exit_rank(self, code: u32) -> i64 {
         const DRAW: i64 = 1 << 20;
         match self {
@@ -45,7 +42,7 @@ impl TableKind {
     /// The code, for the side making it, of an exit into a position whose entry (for its own
     /// side to move) is `child`: a win of `n` plies there is a loss of `n + 1` here, a WDL50
     /// class the opponent's (an exit zeroes the clock, so the child's class at a clock of 0 is
-    /// the one reached). Only for the kinds of [`TableKind::exits_decide`].
+    /// the one reached). Not for DTZ50 (the code is returned as it is).
     pub fn through_exit(self, child: u32) -> u32 {
         match self {
             TableKind::Dtm => match Value::from_code(child) {
@@ -59,13 +56,23 @@ impl TableKind {
     }
 
     /// Whether no code of this kind is better for the side to move than `code`: a WDL50 win,
-    /// a DTM mate in one ply. A reader whose stored value is one need not look at the exits,
-    /// and one whose best exit so far is one need not look further.
+    /// a DTM mate in one ply. A reader whose best exit so far is one need not look further.
     pub fn nothing_better(self, code: u32) -> bool {
         match self {
             TableKind::Dtm => code == Value::Win(1).code(),
             TableKind::Wdl50 => code == Wdl::Win.code(),
             TableKind::Dtz50 => false,
+        }
+    }
+
+    /// Whether a stored code is the entry whatever the exits give, so that a reader need not
+    /// look at them: for DTM and WDL50 a code nothing beats ([`TableKind::nothing_better`]),
+    /// for DTZ50 a draw (only a drawn position may store something else, and a draw stored is
+    /// a draw).
+    pub fn stored_is_final(self, stored: u32) -> bool {
+        match self {
+            TableKind::Dtz50 => stored == crate::Dtz::Draw.code(),
+            _ => self.nothing_better(stored),
         }
     }
 
@@ -82,6 +89,9 @@ impl TableKind {
     /// The entry of a position whose file stores `stored` and whose best exit gives `exit`
     /// (0: it has none): the exit's where it is at least as good, else the stored one.
     pub fn with_exit(self, stored: u32, exit: u32) -> u32 {
+        if self == TableKind::Dtz50 {
+            return if exit != 0 { exit } else { stored };
+        }
         if exit != 0 && self.exit_rank(exit) >= self.exit_rank(stored) {
             exit
         } else {
@@ -91,11 +101,13 @@ impl TableKind {
 
     /// Whether a packer may store `candidate` at an entry of code `value` whose best exit gives
     /// `exit`: the value itself always; where the exit reaches the value, any code no better
-    /// (0 too); where it is no legal position (`value` 0), anything.
+    /// (0 too), and for DTZ50 anything (its exit code is a draw's, where the companion says
+    /// draw); where it is no legal position (`value` 0), anything.
     pub fn may_store(self, value: u32, exit: u32, candidate: u32) -> bool {
         candidate == value
             || value == 0
-            || (exit == value && self.exit_rank(candidate) <= self.exit_rank(value))
+            || (exit == value
+                && (self == TableKind::Dtz50 || self.exit_rank(candidate) <= self.exit_rank(value)))
     }
 }
 
@@ -146,7 +158,23 @@ mod tests {
         let (cursed, draw) = (Wdl::CursedWin.code(), Wdl::Draw.code());
         assert_eq!(k.with_exit(draw, cursed), cursed);
         assert!(k.may_store(cursed, cursed, draw) && !k.may_store(draw, draw, cursed));
-        assert!(!TableKind::Dtz50.exits_decide());
         assert!(k.nothing_better(Wdl::Win.code()) && !k.nothing_better(cursed));
+    }
+
+    #[test]
+    fn dtz50_takes_the_companions_draw() {
+        let k = TableKind::Dtz50;
+        let (draw, win7, loss4) = (
+            crate::Dtz::Draw.code(),
+            crate::Dtz::Win(7).code(),
+            crate::Dtz::Loss(4).code(),
+        );
+        // A drawn position may store anything, and reads back as the draw.
+        assert!(k.may_store(draw, draw, win7) && k.may_store(draw, draw, loss4));
+        assert_eq!(k.with_exit(win7, draw), draw);
+        // Elsewhere the stored distance is the entry, stored exactly.
+        assert!(!k.may_store(win7, 0, loss4) && k.may_store(win7, 0, win7));
+        assert_eq!(k.with_exit(win7, 0), win7);
+        assert!(k.stored_is_final(draw) && !k.stored_is_final(win7));
     }
 }

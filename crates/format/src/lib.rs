@@ -210,6 +210,16 @@ pub enum FormatError {
         /// The path.
         path: PathBuf,
     },
+    /// A packed file is being written, or read whole, and the tables that decide the entries
+    /// it leaves out cannot be read: those its captures and promotions lead into, or a DTZ50
+    /// file's WDL50 table ([`exits`]).
+    #[error("{}: the entries a packed file leaves out cannot be decided (they come from the rules, the tables captures and promotions lead into, and a DTZ50 table's WDL50 table): {what}", path.display())]
+    Undecided {
+        /// The packed file.
+        path: PathBuf,
+        /// Why, naming the table.
+        what: String,
+    },
     /// The operating system refused.
     #[error("{}: {source}", path.display())]
     Io {

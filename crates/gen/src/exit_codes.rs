@@ -3,8 +3,9 @@
 //! [`retro_format::Restorer`] that puts a packed side back whole.
 //!
 //! Owns: [`exit_codes`] (by raw index, the code of a side's best capture or promotion, from the
-//! smaller tables, opened whole: a pass over the side, not a probe an entry) and
-//! [`restore_packed`], which every reader of packed files installs.
+//! smaller tables, opened whole: a pass over the side, not a probe an entry; for DTZ50 the
+//! draws of the material's WDL50 table) and [`restore_packed`], which every reader of packed
+//! files installs.
 //! Must never: change the entry of a legal position that no exit decides. What it rebuilds is
 //! checked against the value stream's hash by the reader, and proved by `retro verify`.
 
@@ -12,19 +13,26 @@ use crate::subtables::Subtables;
 use crate::{Builder, GenError};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material, TABLE_MEN};
-use retro_format::{Restore, TableKind};
+use retro_format::{Dtz, Restore, TableKind, Wdl};
 use retro_rules::{Board, Side};
 use std::path::Path;
 
 /// Indices a task walks.
 const PIECE: usize = 1 << 16;
 
-/// One pass over a table's positions with the best exit of each: the smaller tables of one
-/// kind its exits lead into, opened once for both sides.
+/// What decides a table's entries besides its own file, opened once for both sides.
+enum Decider {
+    /// DTM and WDL50: the smaller tables of the kind its exits lead into.
+    Exits(Subtables),
+    /// DTZ50: the material's own WDL50 table, whose draws are the DTZ50 file's don't-cares.
+    Companion(retro_format::Table),
+}
+
+/// One pass over a table's positions with the code that decides each ([`Decider`]).
 struct ExitPass {
     builder: Builder,
     indexer: Indexer,
-    subtables: Subtables,
+    decider: Decider,
     kind: TableKind,
 }
 
@@ -43,11 +51,30 @@ impl ExitPass {
             material: material.to_string(),
             reason: e.to_string(),
         })?;
-        let subtables = Subtables::open_shared(&builder, material, kind)?;
+        let decider = match kind {
+            TableKind::Dtz50 => {
+                let path = builder.kind_path_of(TableKind::Wdl50, material);
+                let companion = retro_format::Table::open(&path)?;
+                crate::builder::expect_material(&companion, material)?;
+                if companion.header().entries_per_side != indexer.size() {
+                    return Err(GenError::Inconsistent {
+                        material: material.to_string(),
+                        fen: format!(
+                            "{}: {} entries a side, the table {}",
+                            path.display(),
+                            companion.header().entries_per_side,
+                            indexer.size()
+                        ),
+                    });
+                }
+                Decider::Companion(companion)
+            }
+            _ => Decider::Exits(Subtables::open_shared(&builder, material, kind)?),
+        };
         Ok(ExitPass {
             builder,
             indexer,
-            subtables,
+            decider,
             kind,
         })
     }
@@ -65,7 +92,7 @@ impl ExitPass {
         settled: impl Fn(&[T]) -> bool + Sync,
         write: impl Fn(&mut [T], Option<u32>) + Sync,
     ) -> Result<(), GenError> {
-        let (geo, kind, subtables) = (&self.builder.geo, self.kind, &self.subtables);
+        let (geo, kind) = (&self.builder.geo, self.kind);
         if side.len() as u64 != self.indexer.size() * width as u64 {
             return Err(GenError::Inconsistent {
                 material: self.indexer.material().to_string(),
@@ -76,6 +103,26 @@ impl ExitPass {
                 ),
             });
         }
+        let subtables = match &self.decider {
+            Decider::Companion(companion) => {
+                // A drawn position's entry is the companion's draw; its illegal ones are 0.
+                let codes = companion.codes(stm == Side::White);
+                let (draw, drawn) = (Dtz::Draw.code(), Wdl::Draw.code());
+                side.par_chunks_mut(PIECE * width)
+                    .enumerate()
+                    .for_each(|(k, chunk)| {
+                        let start = (k * PIECE) as u64;
+                        for (i, entry) in chunk.chunks_mut(width).enumerate() {
+                            match codes.get(start + i as u64).unwrap_or(0) {
+                                0 => write(entry, None),
+                                c => write(entry, Some(if c == drawn { draw } else { 0 })),
+                            }
+                        }
+                    });
+                return Ok(());
+            }
+            Decider::Exits(subtables) => subtables,
+        };
         side.par_chunks_mut(PIECE * width)
             .enumerate()
             .try_for_each(|(k, chunk)| {
@@ -164,16 +211,11 @@ pub fn restore_packed(
         return w.and(b);
     }
     let kind = request.kind;
-    if !kind.exits_decide() {
-        return Err(format!(
-            "a {kind} table's entries are never decided by its exits"
-        ));
-    }
     let board = Board::new(usize::from(request.files), usize::from(request.ranks))
         .map_err(|e| e.to_string())?;
     let material = Material::parse(request.material).map_err(|e| e.to_string())?;
     let dir = request.path.parent().unwrap_or(Path::new("."));
-    let failed = |e: GenError| format!("the values of its exits: {e}");
+    let failed = |e: GenError| e.to_string();
     let pass = ExitPass::new(board, dir, kind, material).map_err(failed)?;
     for (stm, side) in [(Side::White, white), (Side::Black, black)] {
         // A stored value nothing beats is the entry, whatever the exits give.

@@ -5,7 +5,7 @@
 use crate::source::{BlockCache, Source};
 use retro_engine::notation::notated_moves;
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition};
-use retro_format::{FormatError, TableKind, Value};
+use retro_format::{Dtz, FormatError, TableKind, Value, Wdl};
 use retro_rules::{Board, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -312,13 +312,30 @@ impl Tablebase {
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
         let white = q.side_to_move() == Side::White;
         let stored = loaded.source.code(white, index, &self.cache, loaded.id)?;
-        let code = match loaded.source.exits_decide() && !kind.nothing_better(stored) {
-            true => kind.with_exit(stored, self.best_exit(kind, &q)?),
+        let code = match loaded.source.exits_decide() && !kind.stored_is_final(stored) {
+            true => kind.with_exit(stored, self.decided_code(kind, &q)?),
             false => stored,
         };
         match code {
             0 => Err(inconsistent()),
             code => Ok(code),
+        }
+    }
+
+    /// The code that decides a legal position's entry in a packed file whose exits decide
+    /// ([`retro_format::exits`]): for DTM and WDL50 its best exit's ([`Tablebase::best_exit`]),
+    /// for DTZ50 a draw where its WDL50 table says draw, else 0.
+    fn decided_code<const N: usize>(
+        &self,
+        kind: TableKind,
+        p: &Position<N>,
+    ) -> Result<u32, ProbeError> {
+        match kind {
+            TableKind::Dtz50 => Ok(match self.code(TableKind::Wdl50, p)? {
+                c if c == Wdl::Draw.code() => Dtz::Draw.code(),
+                _ => 0,
+            }),
+            _ => self.best_exit(kind, p),
         }
     }
 

@@ -7,7 +7,7 @@
 //! Must never: change the value of a legal position. A file of version 1 decodes to exactly
 //! the body of the raw table it was packed from, illegal entries included; a file of version 2
 //! may leave the entries of illegal positions out (flag [`LEAVES_OUT_ILLEGAL`]) and those an
-//! exit decides (flag [`EXITS_DECIDE`], [`crate::exits`]), and a whole read puts them back
+//! exit or, in DTZ50, the WDL50 table decides (flag [`EXITS_DECIDE`], [`crate::exits`]), and a whole read puts them back
 //! through the installed [`Restorer`], which knows the rules. Either way
 //! the blake3 hash of the body read whole (the *value stream*, in raw index order) is the raw
 //! body's hash, recorded in both headers and in certificates, and checked on every whole read:
@@ -104,16 +104,18 @@ pub const CODER_PAIRS: u16 = 2;
 /// Byte 47's flag of version 2: the entries of illegal positions are left out (any value).
 pub const LEAVES_OUT_ILLEGAL: u8 = 1;
 
-/// Byte 47's flag of version 2: an entry whose best exit (a capture or a promotion) reaches
-/// its value may hold any value no better ([`crate::exits`]); a reader takes the better of
-/// the stored value and the exit's. Only with [`LEAVES_OUT_ILLEGAL`], for the kinds of
-/// [`TableKind::exits_decide`].
+/// Byte 47's flag of version 2: in DTM and WDL50, an entry whose best exit (a capture or a
+/// promotion) reaches its value may hold any value no better, a reader taking the better of
+/// the stored value and the exit's; in DTZ50, a drawn position's entry may hold anything, a
+/// reader taking the draw from the material's WDL50 table ([`crate::exits`]). Only with
+/// [`LEAVES_OUT_ILLEGAL`].
 pub const EXITS_DECIDE: u8 = 2;
 
 /// A packed table to put back whole, for a [`Restorer`].
 #[derive(Debug, Clone, Copy)]
 pub struct Restore<'a> {
-    /// The packed file (the tables its exits lead into are beside it).
+    /// The packed file (the tables its exits lead into, or a DTZ50 file's WDL50 table, are
+    /// beside it).
     pub path: &'a Path,
     /// The table's kind.
     pub kind: TableKind,
@@ -132,8 +134,8 @@ pub struct Restore<'a> {
 /// Puts back what a packed file leaves out, in both sides' entries at once (White's, then
 /// Black's; raw index order, `width` bytes each, as decoded): sets the entry of every index
 /// that is no legal position to 0 and, where [`Restore::exits_decide`], takes at each legal
-/// position the better of the stored value and its best exit's ([`TableKind::with_exit`]),
-/// the smaller tables opened once for both sides. A reader that knows the rules and opens the
+/// position the better of the stored value and its best exit's ([`TableKind::with_exit`]; in
+/// DTZ50 the draws of its WDL50 table), the tables that decide opened once for both sides. A reader that knows the rules and opens the
 /// smaller tables supplies it (`retro_gen::restore_packed`). A message says why it could not.
 pub type Restorer = fn(&Restore<'_>, &mut [u8], &mut [u8]) -> Result<(), String>;
 
@@ -749,9 +751,9 @@ impl PackedTable {
                 width,
                 exits_decide: self.exits_decide(),
             };
-            restore(&request, white, black).map_err(|what| FormatError::CorruptHeader {
+            restore(&request, white, black).map_err(|what| FormatError::Undecided {
                 path: self.path.clone(),
-                what: format!("the entries it leaves out cannot be put back: {what}"),
+                what,
             })?;
         }
         Ok(Table::from_decoded(

@@ -210,12 +210,11 @@ pub struct CodedSide {
 }
 
 /// Codes one side of `table` (White's when `white_to_move`) in `order`, each entry that may
-/// hold another value (an illegal position's, code 0; with `exits`, one its best exit decides)
-/// filled with the entry before it in that order where that is allowed (an illegal entry
-/// before the first legal one takes the first legal entry). `exits` gives, by raw index, the
-/// code the side's best exit gives it (0: none), for the kinds of [`TableKind::exits_decide`];
-/// what is stored must give back every legal entry through [`TableKind::with_exit`], and
-/// is checked to.
+/// hold another value (an illegal position's, code 0; with `exits`, one they decide) filled
+/// with the entry before it in that order where that is allowed (an illegal entry before the
+/// first legal one takes the first legal entry). `exits` gives, by raw index, the code that
+/// decides the entry (0: none; [`crate::packed::ExitCodes`]); what is stored must give back every
+/// legal entry through [`TableKind::with_exit`], and is checked to.
 pub fn code_side(
     table: &Table,
     white_to_move: bool,

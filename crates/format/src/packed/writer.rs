@@ -226,14 +226,15 @@ pub fn pack(
     pack_with_exits(table, path, radices, options, None)
 }
 
-/// By raw index, White's side then Black's, the code each position's best exit gives its side
-/// to move (0 where a position has no exit or is no legal one), from the tables the exits lead
-/// into: what the fast side supplies to [`pack_with_exits`].
+/// By raw index, White's side then Black's, the code that decides each position's entry (0
+/// where none does, or where it is no legal position): in DTM and WDL50 the code its best exit
+/// gives its side to move, from the tables the exits lead into; in DTZ50 the draw where its
+/// WDL50 table says draw. What the fast side supplies to [`pack_with_exits`].
 pub type ExitCodes<'a> = &'a (dyn Fn() -> Result<[Vec<u16>; 2], String> + Sync);
 
-/// [`pack`], and where `exits` are given, the coder is [`Coder::Pairs`] and the kind's entries
-/// may be decided by exits ([`crate::TableKind::exits_decide`]), every entry an exit decides
-/// stored as whatever codes best among the values no better ([`super::EXITS_DECIDE`]).
+/// [`pack`], and where `exits` are given and the coder is [`Coder::Pairs`], every entry they
+/// decide stored as whatever codes best among the values allowed there
+/// ([`crate::TableKind::may_store`], [`super::EXITS_DECIDE`]).
 pub fn pack_with_exits(
     table: &Table,
     path: &Path,
@@ -271,7 +272,6 @@ pub fn pack_with_exits(
         source,
     };
     if options.coder == Coder::Pairs {
-        let exits = exits.filter(|_| header.kind.exits_decide());
         return pack_pairs(table, path, &radices, options, exits, start);
     }
     let width = usize::from(header.value_width);
@@ -553,9 +553,9 @@ fn pack_pairs(
     // The exits' codes, two bytes an entry of each side beside the raw body.
     let (white_exits, black_exits) = match exits {
         Some(exits) => {
-            let [white, black] = exits().map_err(|what| FormatError::CorruptHeader {
+            let [white, black] = exits().map_err(|what| FormatError::Undecided {
                 path: path.to_path_buf(),
-                what: format!("the values of its exits cannot be found: {what}"),
+                what,
             })?;
             (Some(white), Some(black))
         }
