@@ -6,7 +6,8 @@
 //! smaller tables, opened whole: a pass over the side, not a probe an entry; for DTZ50 the
 //! draws of the material's WDL50 table) and [`restore_packed`], which every reader of packed
 //! files installs.
-//! Must never: change the entry of a legal position that no exit decides. What it rebuilds is
+//! Must never: change the entry of a legal position that nothing decides (no exit, and for
+//! DTZ50 no draw of its WDL50 table). What it rebuilds is
 //! checked against the value stream's hash by the reader, and proved by `retro verify`.
 
 use crate::subtables::Subtables;
@@ -80,10 +81,11 @@ impl ExitPass {
     }
 
     /// Calls `write` with each entry of one side (`width` elements each of `side`, in raw index
-    /// order) and, for a legal position, the code of its best exit for the side to move (0:
-    /// none), or 0 without looking at the exits where `settled` says the entry needs none;
-    /// `None` for an index that is no legal position. Positions are decoded once, the side in
-    /// pieces on every core.
+    /// order) and, for a legal position, the code that decides it: its best exit's for the side
+    /// to move (0: none; 0 without looking at the exits where `settled` says the entry needs
+    /// none), or for DTZ50 the draw where the WDL50 table says draw (else 0); `None` for an
+    /// index that is no legal position. Positions are decoded once (DTZ50 decodes none: the
+    /// WDL50 table's 0 marks the illegal ones), the side in pieces on every core.
     fn side<T: Send>(
         &self,
         stm: Side,
