@@ -122,12 +122,27 @@ fn drop_from_page_cache(path: &Path) -> Result<()> {
 }
 
 /// Reads a file through, so its pages are in the page cache.
-pub(crate) fn warm(path: &Path) -> Result<()> {
+fn warm(path: &Path) -> Result<()> {
     use std::io::Read;
     let mut file =
         std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut buffer = vec![0u8; 1 << 20];
     while file.read(&mut buffer)? > 0 {}
+    Ok(())
+}
+
+/// Reads through every file of `dir` whose extension is one of `extensions`.
+pub(crate) fn warm_files(dir: &Path, extensions: &[&str]) -> Result<()> {
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    for entry in entries {
+        let path = entry?.path();
+        if path
+            .extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+        {
+            warm(&path)?;
+        }
+    }
     Ok(())
 }
 
@@ -183,12 +198,7 @@ pub fn batch_suite(
         text.push('\n');
     }
     std::fs::write(&input, text).with_context(|| format!("writing {}", input.display()))?;
-    for entry in std::fs::read_dir(&source)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "rtb" || e == "rtbz") {
-            warm(&path)?;
-        }
-    }
+    warm_files(&source, &["rtb", "rtbz"])?;
     let exe = std::env::current_exe().context("finding the retro binary")?;
     let mut seconds = Vec::new();
     for _ in 0..runs.max(1) {

@@ -13,10 +13,10 @@
 //!
 //! Owns: the suite. Must never: build, pack or write a table (the directories are only read).
 
-use crate::bench_pack::{percentiles, random_positions, warm};
+use crate::bench_pack::{percentiles, random_positions, warm_files};
 use anyhow::{bail, Context, Result};
 use retro_engine::{Geometry, Material, Position, TablePosition};
-use retro_format::{TableKind, TableName};
+use retro_format::TableKind;
 use retro_rules::Board;
 use retro_syzygy::{ReaderPosition, SyzygyFiles};
 use retro_tablebase::Tablebase;
@@ -38,21 +38,13 @@ pub fn wdl_suite(
 ) -> Result<serde_json::Value> {
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
-    let ours = retro_format::table_names(tables)
-        .with_context(|| format!("reading {}", tables.display()))?;
+    let ours = crate::support::kind_tables_in(tables, board, TableKind::Wdl50)?;
     let files = SyzygyFiles::open(syzygy)?;
-    let theirs = files.materials();
-    let ours_of = |m: &Material| -> Option<&TableName> {
-        ours.iter().find(|t| {
-            t.kind == TableKind::Wdl50
-                && (t.files, t.ranks) == (board.files(), board.ranks())
-                && t.material == m.to_string()
-        })
-    };
-    let mut both: Vec<Material> = theirs
+    let mut both: Vec<Material> = files
+        .materials()
         .iter()
         .filter_map(|n| Material::parse(n).ok())
-        .filter(|m| ours_of(m).is_some())
+        .filter(|m| ours.contains(m))
         .collect();
     if both.is_empty() {
         bail!(
@@ -96,17 +88,8 @@ pub fn wdl_suite(
     let (opening, timed) = drawn.split_at(OPENING_PROBES);
     let (opening, timed) = (paired(opening)?, paired(timed)?);
     for _ in 0..2 {
-        for dir in [tables, syzygy] {
-            for entry in std::fs::read_dir(dir)? {
-                let path = entry?.path();
-                let table_file = path
-                    .extension()
-                    .is_some_and(|e| e == "rtb" || e == "rtbz" || e == "rtbw");
-                if table_file {
-                    warm(&path)?;
-                }
-            }
-        }
+        warm_files(tables, &["rtb", "rtbz"])?;
+        warm_files(syzygy, &["rtbw"])?;
     }
     // Both readers must give every position the same class; those probes also prove that
     // every table either reaches is there.
