@@ -46,6 +46,10 @@ pub struct PackArgs {
     #[arg(long, default_value_t = PackOptions::default().entries_per_block,
           value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     block_entries: u32,
+    /// Keep both sides to move of DTZ50 files (by default the side that codes larger is left
+    /// out, and every reader rebuilds it by a one-ply search into the other).
+    #[arg(long)]
+    both_sides: bool,
     /// Pack nothing: decode each packed table that has a raw one beside it and compare the
     /// two byte for byte (packing compares every file it writes; this checks files written
     /// before, or copied).
@@ -89,6 +93,7 @@ impl PackArgs {
             coder: self.coder.coder(),
             entries_per_block: self.block_entries,
             level: self.level,
+            keep_both_sides: self.both_sides,
             ..PackOptions::default()
         }
     }
@@ -209,7 +214,7 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     if let Some((allowed, whose)) = allowed {
         for (material, kind, raw, _) in &todo {
             let bytes = std::fs::metadata(raw).map_or(0, |m| m.len());
-            let need = pack_memory_needed(options.coder, bytes);
+            let need = pack_memory_needed(options.coder, *kind, bytes);
             if need > allowed {
                 bail!(
                     "packing {} needs about {} of memory, and {whose} {}; nothing was written",
@@ -270,17 +275,24 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The most memory packing a raw file of `raw_bytes` with `coder` takes: the file (mapped),
-/// and for pair codes four bytes an entry for the coded streams and the coder's work, two more
-/// for the codes that decide entries, with the tables that give them read whole beside them
-/// (the smaller tables, [`retro_gen::SHARED_TABLE_BYTES`]; for DTZ50 its WDL50 table, no
-/// larger). KRBvKR's DTM (231 MiB raw): 2.6 GiB by this count; 2.2 GiB measured at the peak
-/// of a `retro bench --suite pack` run.
-fn pack_memory_needed(coder: Coder, raw_bytes: u64) -> u64 {
+/// The most memory packing a raw file of `raw_bytes` of `kind` with `coder` takes: the file
+/// (mapped), and for pair codes four bytes an entry for the coded streams and the coder's work,
+/// two more for the codes that decide entries, with the tables that give them read whole beside
+/// them (the smaller tables, [`retro_gen::SHARED_TABLE_BYTES`]; for DTZ50 its WDL50 table, no
+/// larger), and for DTZ50, which leaves a side to move out, one more copy of the body, in which
+/// that side is rebuilt and compared before the file is written. KRBvKR's DTM (231 MiB raw):
+/// 2.6 GiB by this count; 2.2 GiB measured at the peak of a `retro bench --suite pack` run.
+fn pack_memory_needed(coder: Coder, kind: TableKind, raw_bytes: u64) -> u64 {
     const WORK: u64 = 64 << 20;
+    let rebuilt_side = match kind {
+        TableKind::Dtz50 => raw_bytes,
+        _ => 0,
+    };
     match coder {
         Coder::ZstdBlocks => raw_bytes + WORK,
-        Coder::Pairs => raw_bytes + 6 * raw_bytes + retro_gen::SHARED_TABLE_BYTES + WORK,
+        Coder::Pairs => {
+            raw_bytes + 6 * raw_bytes + rebuilt_side + retro_gen::SHARED_TABLE_BYTES + WORK
+        }
     }
 }
 

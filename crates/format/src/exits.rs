@@ -3,15 +3,23 @@
 //! already reaches, any value no better for the side to move; a reader takes the better of the
 //! stored value and the best exit's, which is the position's value (the side to move may always
 //! play that exit, and no move is better than the best of all of them). Syzygy's WDL files do
-//! the same for captures; here it holds for DTM too, where an exit's depth is the child's plus
-//! one ply. A packed DTZ50 file may store anything at a drawn position: its *companion*, the
-//! material's WDL50 table, says which positions are drawn, and a reader takes the draw from it.
-//! For DTZ50 the code "its exits give" a position is therefore the draw where the companion
-//! says draw, and nothing (0) elsewhere.
+//! the same for captures; here it holds for DTZ50 and DTM too, where an exit's depth is the
+//! child's plus one ply.
+//!
+//! A packed DTZ50 file leaves two kinds of entry to its *companion*, the material's WDL50
+//! table: a drawn position may store anything (the companion says which are drawn), and so may
+//! a won one whose best zeroing move (a capture or a pawn move) keeps its class — a win whose
+//! zeroing move reaches a loss is won in 1 ply, a cursed win whose zeroing move reaches a
+//! blessed loss in `N + 1` ([`dtz50_decided`]) — except that such a win never stores a draw, so
+//! that a draw read from the file is always one. For DTZ50 the code "its exits give" a position
+//! is therefore the draw where the companion says draw, that win where a zeroing move keeps
+//! the class, and nothing (0) elsewhere. A DTZ50 file may also leave a whole side to move
+//! out: each of its entries follows from its moves ([`Dtz50Search`]).
 //!
 //! Owns: for each kind, the order of its codes for the side to move
 //! ([`TableKind::exit_rank`]), the code an exit gives the side making it
-//! ([`TableKind::through_exit`]) and the rebuilt entry ([`TableKind::with_exit`]).
+//! ([`TableKind::through_exit`]), the rebuilt entry ([`TableKind::with_exit`]) and the DTZ50
+//! entry its moves give ([`Dtz50Search`]).
 //! Must never: find exits or look a value up: the fast side does, with the rules, and the
 //! checker proves what it rebuilds.
 
@@ -67,8 +75,8 @@ impl TableKind {
 
     /// Whether a stored code is the entry whatever the exits give, so that a reader need not
     /// look at them: for DTM and WDL50 a code nothing beats ([`TableKind::nothing_better`]),
-    /// for DTZ50 a draw (only a drawn position may store something else, and a draw stored is
-    /// a draw).
+    /// for DTZ50 a draw (only a decided position may store something else, and only a drawn
+    /// one a draw).
     pub fn stored_is_final(self, stored: u32) -> bool {
         match self {
             TableKind::Dtz50 => stored == crate::Dtz::Draw.code(),
@@ -101,13 +109,130 @@ impl TableKind {
 
     /// Whether a packer may store `candidate` at an entry of code `value` whose best exit gives
     /// `exit`: the value itself always; where the exit reaches the value, any code no better
-    /// (0 too), and for DTZ50 anything (its exit code is a draw's, where the companion says
-    /// draw); where it is no legal position (`value` 0), anything.
+    /// (0 too), and for DTZ50 anything at a draw and anything but a draw at a win its zeroing
+    /// move decides; where it is no legal position (`value` 0), anything.
     pub fn may_store(self, value: u32, exit: u32, candidate: u32) -> bool {
+        let draw = crate::Dtz::Draw.code();
         candidate == value
             || value == 0
             || (exit == value
-                && (self == TableKind::Dtz50 || self.exit_rank(candidate) <= self.exit_rank(value)))
+                && match self {
+                    TableKind::Dtz50 => value == draw || candidate != draw,
+                    _ => self.exit_rank(candidate) <= self.exit_rank(value),
+                })
+    }
+}
+
+/// Whether a DTZ50 entry may be decided by its position's zeroing moves: the position's WDL50
+/// class (`class`, a code) is a win or a cursed win.
+pub fn dtz50_needs_zeroing(class: u32) -> bool {
+    class == Wdl::Win.code() || class == Wdl::CursedWin.code()
+}
+
+/// The DTZ50 code that decides a position's entry ([`TableKind::with_exit`]), from its WDL50
+/// class (`class`) and the best class its zeroing moves give the side to move (`zeroing`, a
+/// WDL50 code through [`TableKind::through_exit`]; 0 if it has none or they were not looked
+/// at), the rule allowing `rule_plies`: the draw at a drawn position; a win of 1 ply where a
+/// zeroing move keeps a win (into a loss: `retro_rules::fifty::exit_outcome`), of
+/// `rule_plies + 1` where one keeps a cursed win (into a blessed loss) — no win is quicker, so
+/// that is the entry; 0 elsewhere.
+pub fn dtz50_decided(class: u32, zeroing: u32, rule_plies: u32) -> u32 {
+    match Wdl::from_code(class) {
+        Some(Wdl::Draw) => crate::Dtz::Draw.code(),
+        Some(Wdl::Win) if zeroing == class => crate::Dtz::Win(1).code(),
+        Some(Wdl::CursedWin) if zeroing == class => crate::Dtz::Win(rule_plies + 1).code(),
+        _ => 0,
+    }
+}
+
+/// A DTZ50 entry rebuilt by a one-ply search, for a packed file that leaves a side to move
+/// out ([`crate::packed::WHITE_LEFT_OUT`]): each legal move adds what it is worth to the mover
+/// — a zeroing move by the WDL50 class it reaches (`retro_rules::fifty::exit_outcome`), any
+/// other by the DTZ50 entry it reaches, a ply further — and the entry is the quickest win,
+/// else a draw, else the longest loss; checkmate is a loss in 0 plies, stalemate a draw. These
+/// are the conditions `retro verify` checks of every entry, so the search gives back exactly
+/// the entry of a table that passes.
+#[derive(Debug, Clone, Copy)]
+pub struct Dtz50Search {
+    rule_plies: u32,
+    moves: u32,
+    quickest_win: Option<u32>,
+    longest_loss: u32,
+    draw: bool,
+    /// A move reached a position with no entry.
+    valueless: bool,
+}
+
+impl Dtz50Search {
+    /// A search under a rule of `rule_plies` plies, no move counted yet.
+    pub fn new(rule_plies: u32) -> Dtz50Search {
+        Dtz50Search {
+            rule_plies,
+            moves: 0,
+            quickest_win: None,
+            longest_loss: 0,
+            draw: false,
+            valueless: false,
+        }
+    }
+
+    fn add(&mut self, worth: crate::Dtz) {
+        self.moves += 1;
+        match worth {
+            crate::Dtz::Illegal => self.valueless = true,
+            crate::Dtz::Win(n) => {
+                self.quickest_win = Some(self.quickest_win.map_or(n, |w| w.min(n)));
+            }
+            crate::Dtz::Draw => self.draw = true,
+            crate::Dtz::Loss(n) => self.longest_loss = self.longest_loss.max(n),
+        }
+    }
+
+    /// Counts a zeroing move into a position whose WDL50 code (for its own side to move, at a
+    /// clock of 0) is `class`.
+    pub fn add_zeroing(&mut self, class: u32) {
+        let n = self.rule_plies + 1;
+        self.add(match Wdl::from_code(class) {
+            Some(Wdl::Loss) => crate::Dtz::Win(1),
+            Some(Wdl::BlessedLoss) => crate::Dtz::Win(n),
+            Some(Wdl::Draw) => crate::Dtz::Draw,
+            Some(Wdl::CursedWin) => crate::Dtz::Loss(n),
+            Some(Wdl::Win) => crate::Dtz::Loss(1),
+            Some(Wdl::Illegal) | None => crate::Dtz::Illegal,
+        });
+    }
+
+    /// Counts a move that does not zero the clock into a position whose DTZ50 code (for its
+    /// own side to move) is `child`.
+    pub fn add_stay(&mut self, child: u32) {
+        self.add(match crate::Dtz::from_code(child) {
+            crate::Dtz::Loss(k) => crate::Dtz::Win(k + 1),
+            crate::Dtz::Win(k) => crate::Dtz::Loss(k + 1),
+            other => other,
+        });
+    }
+
+    /// Whether no move can be better for the mover than those counted: a win in one ply.
+    pub fn settled(&self) -> bool {
+        self.quickest_win == Some(1)
+    }
+
+    /// The entry's code, the side to move in check or not; `None` if a move reached a
+    /// position with no entry.
+    pub fn code(&self, in_check: bool) -> Option<u32> {
+        if self.valueless {
+            return None;
+        }
+        Some(
+            match (self.moves, self.quickest_win, self.draw) {
+                (0, _, _) if in_check => crate::Dtz::Loss(0),
+                (0, _, _) => crate::Dtz::Draw,
+                (_, Some(n), _) => crate::Dtz::Win(n),
+                (_, None, true) => crate::Dtz::Draw,
+                (_, None, false) => crate::Dtz::Loss(self.longest_loss),
+            }
+            .code(),
+        )
     }
 }
 
@@ -162,19 +287,88 @@ mod tests {
     }
 
     #[test]
-    fn dtz50_takes_the_companions_draw() {
+    fn dtz50_takes_the_companions_draw_and_zeroing_wins() {
         let k = TableKind::Dtz50;
-        let (draw, win7, loss4) = (
+        let (draw, win1, win7, win101, loss4) = (
             crate::Dtz::Draw.code(),
+            crate::Dtz::Win(1).code(),
             crate::Dtz::Win(7).code(),
+            crate::Dtz::Win(101).code(),
             crate::Dtz::Loss(4).code(),
         );
         // A drawn position may store anything, and reads back as the draw.
         assert!(k.may_store(draw, draw, win7) && k.may_store(draw, draw, loss4));
         assert_eq!(k.with_exit(win7, draw), draw);
+        // A win its zeroing move decides may store anything but a draw.
+        assert!(k.may_store(win1, win1, loss4) && k.may_store(win1, win1, win7));
+        assert!(!k.may_store(win1, win1, draw));
+        assert_eq!(k.with_exit(loss4, win1), win1);
         // Elsewhere the stored distance is the entry, stored exactly.
         assert!(!k.may_store(win7, 0, loss4) && k.may_store(win7, 0, win7));
         assert_eq!(k.with_exit(win7, 0), win7);
         assert!(k.stored_is_final(draw) && !k.stored_is_final(win7));
+        // What the class and the best zeroing move decide.
+        let (w, c, d, b) = (
+            Wdl::Win.code(),
+            Wdl::CursedWin.code(),
+            Wdl::Draw.code(),
+            Wdl::BlessedLoss.code(),
+        );
+        assert_eq!(dtz50_decided(w, w, 100), win1);
+        assert_eq!(dtz50_decided(c, c, 100), win101);
+        assert_eq!(dtz50_decided(d, 0, 100), draw);
+        assert_eq!(dtz50_decided(w, c, 100), 0);
+        assert_eq!(dtz50_decided(w, 0, 100), 0);
+        assert_eq!(dtz50_decided(c, d, 100), 0);
+        assert_eq!(dtz50_decided(b, b, 100), 0);
+        assert!(dtz50_needs_zeroing(w) && dtz50_needs_zeroing(c));
+        assert!(!dtz50_needs_zeroing(d) && !dtz50_needs_zeroing(b));
+    }
+
+    #[test]
+    fn a_dtz50_search_takes_the_quickest_win_else_a_draw_else_the_longest_loss() {
+        use crate::Dtz;
+        let code = |moves: &[(bool, u32)], in_check: bool| {
+            let mut search = Dtz50Search::new(100);
+            for &(zeroing, child) in moves {
+                match zeroing {
+                    true => search.add_zeroing(child),
+                    false => search.add_stay(child),
+                }
+            }
+            search.code(in_check).map(Dtz::from_code)
+        };
+        let (win, cursed, draw, blessed, loss) = (
+            Wdl::Win.code(),
+            Wdl::CursedWin.code(),
+            Wdl::Draw.code(),
+            Wdl::BlessedLoss.code(),
+            Wdl::Loss.code(),
+        );
+        assert_eq!(code(&[], true), Some(Dtz::Loss(0)));
+        assert_eq!(code(&[], false), Some(Dtz::Draw));
+        // A stay into a loss of 6 beats a zeroing move into a blessed loss (101 plies).
+        let stay_loss6 = (false, Dtz::Loss(6).code());
+        assert_eq!(
+            code(&[(true, blessed), stay_loss6], false),
+            Some(Dtz::Win(7))
+        );
+        assert_eq!(code(&[(true, blessed)], false), Some(Dtz::Win(101)));
+        assert_eq!(code(&[(true, loss), stay_loss6], false), Some(Dtz::Win(1)));
+        // No win: a draw if any move draws, else the longest loss.
+        let stay_win9 = (false, Dtz::Win(9).code());
+        assert_eq!(code(&[(true, win), (true, draw)], false), Some(Dtz::Draw));
+        assert_eq!(code(&[(true, win), stay_win9], true), Some(Dtz::Loss(10)));
+        assert_eq!(
+            code(&[(true, cursed), stay_win9], false),
+            Some(Dtz::Loss(101))
+        );
+        assert_eq!(code(&[(false, Dtz::Draw.code())], false), Some(Dtz::Draw));
+        // A move into a position with no entry: no value.
+        assert_eq!(code(&[(false, 0)], false), None);
+        assert_eq!(code(&[(true, 0)], false), None);
+        let mut search = Dtz50Search::new(100);
+        search.add_zeroing(loss);
+        assert!(search.settled());
     }
 }

@@ -252,6 +252,16 @@ pub enum FormatError {
         /// The path.
         path: PathBuf,
     },
+    /// A packed DTZ50 file leaves this side to move out, to be rebuilt by a one-ply search
+    /// ([`packed::WHITE_LEFT_OUT`]): its entries are read through a reader that searches
+    /// (`retro_tablebase::Tablebase`) or whole.
+    #[error("{} leaves {side}'s side to move out; its entries come from a one-ply search into the other side (retro probe), not from the file", path.display())]
+    SideLeftOut {
+        /// The path.
+        path: PathBuf,
+        /// The side: `White` or `Black`.
+        side: &'static str,
+    },
     /// Shorter (or longer) than its header says.
     #[error("{} is truncated or has trailing bytes: {found} bytes, the header implies {expected}", path.display())]
     WrongLength {

@@ -4,17 +4,19 @@
 //!
 //! Owns: [`exit_codes`] (by raw index, the code of a side's best capture or promotion, from the
 //! smaller tables, opened whole: a pass over the side, not a probe an entry; for DTZ50 the
-//! draws of the material's WDL50 table) and [`restore_packed`], which every reader of packed
-//! files installs.
+//! draws of the material's WDL50 table and the wins a zeroing move keeps,
+//! [`retro_format::exits::dtz50_decided`]) and [`restore_packed`], which every reader of
+//! packed files installs.
 //! Must never: change the entry of a legal position that nothing decides (no exit, and for
-//! DTZ50 no draw of its WDL50 table). What it rebuilds is
+//! DTZ50 neither a draw of its WDL50 table nor a win its zeroing move keeps). What it rebuilds is
 //! checked against the value stream's hash by the reader, and proved by `retro verify`.
 
 use crate::subtables::Subtables;
 use crate::{Builder, GenError};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material, TABLE_MEN};
-use retro_format::{Dtz, Restore, TableKind, Wdl};
+use retro_format::exits::{dtz50_decided, dtz50_needs_zeroing, Dtz50Search};
+use retro_format::{Dtz, Restore, TableKind};
 use retro_rules::{Board, Side};
 use std::path::Path;
 
@@ -25,8 +27,14 @@ const PIECE: usize = 1 << 16;
 enum Decider {
     /// DTM and WDL50: the smaller tables of the kind its exits lead into.
     Exits(Subtables),
-    /// DTZ50: the material's own WDL50 table, whose draws are the DTZ50 file's don't-cares.
-    Companion(retro_format::Table),
+    /// DTZ50: the material's own WDL50 table (whose draws are the DTZ50 file's don't-cares,
+    /// and which gives the class a pawn move reaches), the WDL50 tables its exits lead into
+    /// (the class a capture or promotion reaches), and the plies the rule allows.
+    Companion {
+        table: retro_format::Table,
+        exits: Subtables,
+        rule_plies: u32,
+    },
 }
 
 /// One pass over a table's positions with the code that decides each ([`Decider`]).
@@ -68,7 +76,11 @@ impl ExitPass {
                         ),
                     });
                 }
-                Decider::Companion(companion)
+                Decider::Companion {
+                    rule_plies: u32::from(companion.header().rule_plies),
+                    table: companion,
+                    exits: Subtables::open_shared(&builder, material, TableKind::Wdl50)?,
+                }
             }
             _ => Decider::Exits(Subtables::open_shared(&builder, material, kind)?),
         };
@@ -83,9 +95,10 @@ impl ExitPass {
     /// Calls `write` with each entry of one side (`width` elements each of `side`, in raw index
     /// order) and, for a legal position, the code that decides it: its best exit's for the side
     /// to move (0: none; 0 without looking at the exits where `settled` says the entry needs
-    /// none), or for DTZ50 the draw where the WDL50 table says draw (else 0); `None` for an
-    /// index that is no legal position. Positions are decoded once (DTZ50 decodes none: the
-    /// WDL50 table's 0 marks the illegal ones), the side in pieces on every core.
+    /// none), or for DTZ50 what its WDL50 class and zeroing moves decide
+    /// ([`retro_format::exits::dtz50_decided`]); `None` for an index that is no legal
+    /// position. Positions are decoded once (DTZ50 decodes only its wins: the WDL50 table's 0
+    /// marks the illegal ones), the side in pieces on every core.
     fn side<T: Send>(
         &self,
         stm: Side,
@@ -106,22 +119,59 @@ impl ExitPass {
             });
         }
         let subtables = match &self.decider {
-            Decider::Companion(companion) => {
-                // A drawn position's entry is the companion's draw; its illegal ones are 0.
-                let codes = companion.codes(stm == Side::White);
-                let (draw, drawn) = (Dtz::Draw.code(), Wdl::Draw.code());
-                side.par_chunks_mut(PIECE * width)
-                    .enumerate()
-                    .for_each(|(k, chunk)| {
+            Decider::Companion {
+                table,
+                exits,
+                rule_plies,
+            } => {
+                // A drawn position's entry is the companion's draw, a won one's the win its
+                // zeroing move keeps (`dtz50_decided`); the companion's 0s are the illegal ones.
+                let codes = (table.codes(true), table.codes(false));
+                let own = if stm == Side::White { codes.0 } else { codes.1 };
+                let theirs = if stm == Side::White { codes.1 } else { codes.0 };
+                let zeroing = |p: &retro_engine::TablePosition, class: u32| {
+                    let mut found = Ok(0);
+                    p.for_each_zeroing_move(geo, |mv| {
+                        if !matches!(found, Ok(0)) {
+                            return;
+                        }
+                        let child = p.play(geo, &mv);
+                        let code = match mv.leaves_material() {
+                            true => exits.code(geo, &child),
+                            false => self.own_code(&theirs, &child),
+                        };
+                        found = code.map(|c| match TableKind::Wdl50.through_exit(c) {
+                            c if c == class => c,
+                            _ => 0,
+                        });
+                    });
+                    found
+                };
+                return side.par_chunks_mut(PIECE * width).enumerate().try_for_each(
+                    |(k, chunk)| {
                         let start = (k * PIECE) as u64;
                         for (i, entry) in chunk.chunks_mut(width).enumerate() {
-                            match codes.get(start + i as u64).unwrap_or(0) {
-                                0 => write(entry, None),
-                                c => write(entry, Some(if c == drawn { draw } else { 0 })),
+                            let index = start + i as u64;
+                            let class = match own.get(index).unwrap_or(0) {
+                                0 => {
+                                    write(entry, None);
+                                    continue;
+                                }
+                                class => class,
+                            };
+                            let mut best = 0;
+                            if dtz50_needs_zeroing(class) && !settled(entry) {
+                                let p = self
+                                    .indexer
+                                    .position::<TABLE_MEN>(geo, index, stm)
+                                    .ok_or_else(|| self.inconsistent(index))?;
+                                best = zeroing(&p, class)?;
                             }
+                            write(entry, Some(dtz50_decided(class, best, *rule_plies)));
                         }
-                    });
-                return Ok(());
+                        Ok(())
+                    },
+                );
             }
             Decider::Exits(subtables) => subtables,
         };
@@ -157,6 +207,145 @@ impl ExitPass {
                     });
                 failed.map_or(Ok(()), Err)
             })
+    }
+}
+
+impl ExitPass {
+    /// Rebuilds a DTZ50 side that its packed file leaves out (`side`, `stm` to move, `width`
+    /// bytes an entry, every entry 0) from the other side (`kept`, whole) by a one-ply search
+    /// at each legal position that is not drawn ([`Dtz50Search`]): a zeroing move by the WDL50
+    /// class it reaches (the companion's other side, or the tables its exits lead into), any
+    /// other by `kept`'s entry. A drawn position's entry is the companion's draw.
+    fn rebuild_side(
+        &self,
+        stm: Side,
+        side: &mut [u8],
+        kept: &[u8],
+        width: usize,
+    ) -> Result<(), GenError> {
+        let geo = &self.builder.geo;
+        let Decider::Companion {
+            table,
+            exits,
+            rule_plies,
+        } = &self.decider
+        else {
+            return Err(GenError::Inconsistent {
+                material: self.indexer.material().to_string(),
+                fen: format!("a {} file leaves a side to move out", self.kind),
+            });
+        };
+        let codes = (table.codes(true), table.codes(false));
+        let (own, theirs) = match stm {
+            Side::White => (codes.0, codes.1),
+            Side::Black => (codes.1, codes.0),
+        };
+        let draw = retro_format::Wdl::Draw.code();
+        side.par_chunks_mut(PIECE * width)
+            .enumerate()
+            .try_for_each(|(k, chunk)| {
+                let start = (k * PIECE) as u64;
+                for (i, entry) in chunk.chunks_mut(width).enumerate() {
+                    let index = start + i as u64;
+                    let code = match own.get(index).unwrap_or(0) {
+                        0 => 0,
+                        class if class == draw => Dtz::Draw.code(),
+                        _ => {
+                            let p = self
+                                .indexer
+                                .position::<TABLE_MEN>(geo, index, stm)
+                                .ok_or_else(|| self.inconsistent(index))?;
+                            self.searched(&p, &theirs, kept, width, *rule_plies, exits)?
+                        }
+                    };
+                    match width {
+                        1 => entry[0] = code as u8,
+                        _ => entry.copy_from_slice(&(code as u16).to_le_bytes()),
+                    }
+                }
+                Ok(())
+            })
+    }
+
+    /// The DTZ50 code of `p` by a one-ply search: zeroing moves through the WDL50 tables
+    /// (`theirs`, the companion's side of `p`'s children; `exits`), other moves through `kept`.
+    fn searched(
+        &self,
+        p: &retro_engine::TablePosition,
+        theirs: &retro_format::Codes<'_>,
+        kept: &[u8],
+        width: usize,
+        rule_plies: u32,
+        exits: &Subtables,
+    ) -> Result<u32, GenError> {
+        let geo = &self.builder.geo;
+        let mut search = Dtz50Search::new(rule_plies);
+        let mut failed = None;
+        p.for_each_legal_move(geo, None, |mv| {
+            if failed.is_some() || search.settled() {
+                return;
+            }
+            let child = p.play(geo, &mv);
+            if mv.zeroes() {
+                let class = match mv.leaves_material() {
+                    true => exits.code(geo, &child),
+                    false => self.own_code(theirs, &child),
+                };
+                match class {
+                    Ok(class) => search.add_zeroing(class),
+                    Err(e) => failed = Some(e),
+                }
+                return;
+            }
+            match self.indexer.index(geo, &child) {
+                Some(i) => {
+                    let at = i as usize * width;
+                    search.add_stay(retro_format::packed::entry_code(&kept[at..at + width]));
+                }
+                None => failed = Some(self.inconsistent_position(&child)),
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        search
+            .code(p.in_check(geo, p.side_to_move()))
+            .ok_or_else(|| self.inconsistent_position(p))
+    }
+
+    /// The error for a position the tables give no value.
+    fn inconsistent_position(&self, p: &retro_engine::TablePosition) -> GenError {
+        GenError::Inconsistent {
+            material: self.indexer.material().to_string(),
+            fen: p.to_natural(&self.builder.geo).fen(),
+        }
+    }
+
+    /// The code, in the material's own WDL50 table (`theirs`: the side of the position's side
+    /// to move), of a position a pawn move reaches.
+    fn own_code(
+        &self,
+        theirs: &retro_format::Codes<'_>,
+        p: &retro_engine::TablePosition,
+    ) -> Result<u32, GenError> {
+        let geo = &self.builder.geo;
+        let inconsistent = || GenError::Inconsistent {
+            material: self.indexer.material().to_string(),
+            fen: p.to_natural(geo).fen(),
+        };
+        let index = self.indexer.index(geo, p).ok_or_else(inconsistent)?;
+        match theirs.get(index).unwrap_or(0) {
+            0 => Err(inconsistent()),
+            code => Ok(code),
+        }
+    }
+
+    /// The error for an index the companion says is legal that is no position.
+    fn inconsistent(&self, index: u64) -> GenError {
+        GenError::Inconsistent {
+            material: self.indexer.material().to_string(),
+            fen: format!("index {index}: legal in the WDL50 table, no position here"),
+        }
     }
 }
 
@@ -219,7 +408,14 @@ pub fn restore_packed(
     let dir = request.path.parent().unwrap_or(Path::new("."));
     let failed = |e: GenError| e.to_string();
     let pass = ExitPass::new(board, dir, kind, material).map_err(failed)?;
-    for (stm, side) in [(Side::White, white), (Side::Black, black)] {
+    let left_out = request.left_out;
+    if left_out.is_some() && kind != TableKind::Dtz50 {
+        return Err(format!("a {kind} file leaves a side to move out"));
+    }
+    for (stm, side) in [(Side::White, &mut *white), (Side::Black, &mut *black)] {
+        if left_out == Some(stm == Side::White) {
+            continue;
+        }
         // A stored value nothing beats is the entry, whatever the exits give.
         let settled = |entry: &[u8]| kind.nothing_better(retro_format::packed::entry_code(entry));
         pass.side(stm, side, width, settled, |entry, exit| {
@@ -234,7 +430,13 @@ pub fn restore_packed(
         })
         .map_err(failed)?;
     }
-    Ok(())
+    // A side left out comes from the other, whole now, by a one-ply search.
+    match left_out {
+        Some(true) => pass.rebuild_side(Side::White, white, black, width),
+        Some(false) => pass.rebuild_side(Side::Black, black, white, width),
+        None => Ok(()),
+    }
+    .map_err(failed)
 }
 
 /// Packs `table` (of `material`, on `board`) into `path` as [`retro_format::pack`] does, its

@@ -5,7 +5,7 @@
 use crate::source::{BlockCache, Source};
 use retro_engine::notation::notated_moves;
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition};
-use retro_format::{Dtz, FormatError, TableKind, Value, Wdl};
+use retro_format::{exits, FormatError, TableKind, Value};
 use retro_rules::{Board, Side};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -311,9 +311,16 @@ impl Tablebase {
         };
         let index = loaded.indexer.index(geo, &q).ok_or_else(inconsistent)?;
         let white = q.side_to_move() == Side::White;
+        if loaded.source.left_out() == Some(white) {
+            let rule_plies = u32::from(loaded.source.header().rule_plies);
+            return self.searched_dtz50(&q, rule_plies);
+        }
         let stored = loaded.source.code(white, index, &self.cache, loaded.id)?;
         let code = match loaded.source.exits_decide() && !kind.stored_is_final(stored) {
-            true => kind.with_exit(stored, self.decided_code(kind, &q)?),
+            true => {
+                let rule_plies = u32::from(loaded.source.header().rule_plies);
+                kind.with_exit(stored, self.decided_code(kind, &q, rule_plies)?)
+            }
             false => stored,
         };
         match code {
@@ -324,19 +331,68 @@ impl Tablebase {
 
     /// The code that decides a legal position's entry in a packed file whose exits decide
     /// ([`retro_format::exits`]): for DTM and WDL50 its best exit's ([`Tablebase::best_exit`]),
-    /// for DTZ50 a draw where its WDL50 table says draw, else 0.
+    /// for DTZ50 what its WDL50 class and zeroing moves decide
+    /// ([`retro_format::exits::dtz50_decided`]), the rule allowing `rule_plies`.
     fn decided_code<const N: usize>(
         &self,
         kind: TableKind,
         p: &Position<N>,
+        rule_plies: u32,
     ) -> Result<u32, ProbeError> {
-        match kind {
-            TableKind::Dtz50 => Ok(match self.code(TableKind::Wdl50, p)? {
-                c if c == Wdl::Draw.code() => Dtz::Draw.code(),
-                _ => 0,
-            }),
-            _ => self.best_exit(kind, p),
+        if kind != TableKind::Dtz50 {
+            return self.best_exit(kind, p);
         }
+        let class = self.code(TableKind::Wdl50, p)?;
+        let mut zeroing = 0;
+        if exits::dtz50_needs_zeroing(class) {
+            let geo = &self.geo;
+            let mut moves = Vec::new();
+            p.for_each_zeroing_move(geo, |mv| moves.push(mv));
+            for mv in moves {
+                let child = self.code(TableKind::Wdl50, &p.play(geo, &mv))?;
+                if TableKind::Wdl50.through_exit(child) == class {
+                    zeroing = class;
+                    break;
+                }
+            }
+        }
+        Ok(exits::dtz50_decided(class, zeroing, rule_plies))
+    }
+
+    /// The DTZ50 code of a legal position whose side to move its packed file leaves out, by a
+    /// one-ply search ([`exits::Dtz50Search`]): a draw where its WDL50 table says so, else
+    /// each zeroing move by the WDL50 class it reaches (those first: a win in one ply ends the
+    /// search), each other move by the other side's DTZ50 entry it reaches.
+    fn searched_dtz50<const N: usize>(
+        &self,
+        p: &Position<N>,
+        rule_plies: u32,
+    ) -> Result<u32, ProbeError> {
+        let class = self.code(TableKind::Wdl50, p)?;
+        if class == retro_format::Wdl::Draw.code() {
+            return Ok(retro_format::Dtz::Draw.code());
+        }
+        let geo = &self.geo;
+        let mut moves = Vec::new();
+        p.for_each_legal_move(geo, None, |mv| moves.push(mv));
+        moves.sort_by_key(|mv| !mv.zeroes());
+        let mut search = exits::Dtz50Search::new(rule_plies);
+        for mv in moves {
+            if search.settled() {
+                break;
+            }
+            let child = p.play(geo, &mv);
+            match mv.zeroes() {
+                true => search.add_zeroing(self.code(TableKind::Wdl50, &child)?),
+                false => search.add_stay(self.code(TableKind::Dtz50, &child)?),
+            }
+        }
+        search
+            .code(p.in_check(geo, p.side_to_move()))
+            .ok_or_else(|| ProbeError::Inconsistent {
+                material: p.material().canonical().0,
+                fen: p.to_natural(geo).fen(),
+            })
     }
 
     /// The code, for the side to move of a legal position, of its best exit (a capture or a

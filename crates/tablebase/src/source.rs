@@ -114,6 +114,15 @@ impl Source {
         matches!(self, Source::Packed(p) if p.exits_decide())
     }
 
+    /// The side to move a packed DTZ50 file leaves to a one-ply search
+    /// ([`PackedTable::left_out`]): `Some(true)` for White's.
+    pub fn left_out(&self) -> Option<bool> {
+        match self {
+            Source::Packed(p) => p.left_out(),
+            _ => None,
+        }
+    }
+
     /// The entry code of `index` for a side to move, through `cache` for a packed table (the
     /// table's number there is `id`).
     pub fn code(

@@ -33,7 +33,7 @@
 //! | 44 | 1 | number `n` of the index's digits (1 to 16) |
 //! | 45 | 1 | the table's kind (as the raw table's) |
 //! | 46 | 1 | the plies the fifty-move rule allows (as the raw table's) |
-//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`], with [`EXITS_DECIDE`] or not |
+//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`], with [`EXITS_DECIDE`] or not, and in DTZ50 with it [`WHITE_LEFT_OUT`] or [`BLACK_LEFT_OUT`] or neither |
 //! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
 //! | 80 | 2 × 40 | per side to move (White, then Black): dictionary (coder 2: directory) offset (8) and length (4), block count (4), block table (coder 2: check table) offset (8), data offset (8), data length (8) |
 //! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
@@ -58,7 +58,8 @@
 //! entries filled by the entry before them, are one pair code ([`crate::PairCode`]): its
 //! directory (symbols, code lengths, entries per block) and a check table of four bytes per
 //! KiB of blocks, then blocks of one size (64 B for WDL50, 256 B for distances), laid out as
-//! [`pairs`] describes.
+//! [`pairs`] describes. A side left out ([`WHITE_LEFT_OUT`], [`BLACK_LEFT_OUT`]) has no
+//! directory, check table or data: its record holds lengths and a block count of 0.
 //!
 //! # Reading
 //!
@@ -111,6 +112,15 @@ pub const LEAVES_OUT_ILLEGAL: u8 = 1;
 /// [`LEAVES_OUT_ILLEGAL`].
 pub const EXITS_DECIDE: u8 = 2;
 
+/// Byte 47's flag of version 2, DTZ50 only and with [`EXITS_DECIDE`]: White's side to move is
+/// not stored. Each of its entries is rebuilt by a one-ply search
+/// ([`crate::exits::Dtz50Search`]): a zeroing move by the WDL50 class it reaches, any other by
+/// Black's entry it reaches (Black's side is stored); a drawn position's entry is its WDL50
+/// table's draw.
+pub const WHITE_LEFT_OUT: u8 = 4;
+/// Byte 47's flag: as [`WHITE_LEFT_OUT`], Black's side to move not stored.
+pub const BLACK_LEFT_OUT: u8 = 8;
+
 /// A packed table to put back whole, for a [`Restorer`].
 #[derive(Debug, Clone, Copy)]
 pub struct Restore<'a> {
@@ -129,14 +139,19 @@ pub struct Restore<'a> {
     pub width: usize,
     /// Whether entries an exit decides may hold any value no better ([`EXITS_DECIDE`]).
     pub exits_decide: bool,
+    /// The side to move the file leaves out, to be rebuilt by a one-ply search into the other
+    /// ([`WHITE_LEFT_OUT`]): `Some(true)` for White's; its entries are decoded as 0.
+    pub left_out: Option<bool>,
 }
 
 /// Puts back what a packed file leaves out, in both sides' entries at once (White's, then
 /// Black's; raw index order, `width` bytes each, as decoded): sets the entry of every index
 /// that is no legal position to 0 and, where [`Restore::exits_decide`], takes at each legal
 /// position the better of the stored value and its best exit's ([`TableKind::with_exit`]; in
-/// DTZ50 the draws of its WDL50 table), the tables that decide opened once for both sides. A reader that knows the rules and opens the
-/// smaller tables supplies it (`retro_gen::restore_packed`). A message says why it could not.
+/// DTZ50 the draws of its WDL50 table), the tables that decide opened once for both sides;
+/// where the file leaves a side out ([`Restore::left_out`]), that side's every entry from the
+/// other side by a one-ply search. A reader that knows the rules and opens the smaller tables
+/// supplies it (`retro_gen::restore_packed`). A message says why it could not.
 pub type Restorer = fn(&Restore<'_>, &mut [u8], &mut [u8]) -> Result<(), String>;
 
 static RESTORER: OnceLock<Restorer> = OnceLock::new();
@@ -176,6 +191,8 @@ enum SideBlocks {
     Zstd(ZstdSide),
     /// Version 2: a pair code.
     Pairs(Box<PairSide>),
+    /// Version 2: not stored, rebuilt by a one-ply search ([`WHITE_LEFT_OUT`]).
+    LeftOut,
 }
 
 /// A side of version 1.
@@ -282,11 +299,17 @@ impl PackedTable {
             }
         };
         let flags = bytes[47];
-        let known = LEAVES_OUT_ILLEGAL | EXITS_DECIDE;
+        let known = LEAVES_OUT_ILLEGAL | EXITS_DECIDE | WHITE_LEFT_OUT | BLACK_LEFT_OUT;
         let exits_without_illegal = flags & EXITS_DECIDE != 0 && flags & LEAVES_OUT_ILLEGAL == 0;
+        let left_out = flags & (WHITE_LEFT_OUT | BLACK_LEFT_OUT);
+        let bad_left_out = left_out != 0
+            && (left_out == WHITE_LEFT_OUT | BLACK_LEFT_OUT
+                || flags & EXITS_DECIDE == 0
+                || header.kind != TableKind::Dtz50);
         if flags & !known != 0
             || (coder == Coder::ZstdBlocks && flags != 0)
             || exits_without_illegal
+            || bad_left_out
         {
             return Err(corrupt(&format!("unknown flags {flags:#04x}")));
         }
@@ -363,6 +386,22 @@ impl PackedTable {
         for (s, (&(dict_at, dict_len, blocks, table_at, data_at, data_len), order)) in
             records.iter().zip(orders).enumerate()
         {
+            let side_left_out = flags
+                & match s {
+                    0 => WHITE_LEFT_OUT,
+                    _ => BLACK_LEFT_OUT,
+                }
+                != 0;
+            if side_left_out {
+                if dict_len != 0 || blocks != 0 || data_len != 0 {
+                    return Err(corrupt("a side left out has a code"));
+                }
+                sides.push(PackedSide {
+                    order,
+                    blocks: SideBlocks::LeftOut,
+                });
+                continue;
+            }
             if coder == Coder::Pairs {
                 // The check table runs from its offset to the next side's directory, or to the
                 // end of the directory.
@@ -452,6 +491,16 @@ impl PackedTable {
         self.flags & EXITS_DECIDE != 0
     }
 
+    /// The side to move the file leaves out, rebuilt by a one-ply search ([`WHITE_LEFT_OUT`]):
+    /// `Some(true)` for White's. [`PackedTable::code`] refuses its entries.
+    pub fn left_out(&self) -> Option<bool> {
+        match (&self.sides[0].blocks, &self.sides[1].blocks) {
+            (SideBlocks::LeftOut, _) => Some(true),
+            (_, SideBlocks::LeftOut) => Some(false),
+            _ => None,
+        }
+    }
+
     /// The open file.
     pub(crate) fn file(&self) -> &File {
         &self.file
@@ -461,7 +510,7 @@ impl PackedTable {
     fn zstd_side(&self, white_to_move: bool) -> Option<&ZstdSide> {
         match &self.sides[usize::from(!white_to_move)].blocks {
             SideBlocks::Zstd(side) => Some(side),
-            SideBlocks::Pairs(_) => None,
+            SideBlocks::Pairs(_) | SideBlocks::LeftOut => None,
         }
     }
 
@@ -491,11 +540,13 @@ impl PackedTable {
         self.entries_per_block
     }
 
-    /// Blocks per side to move, or of White's side for a pair-coded file.
+    /// Blocks per side to move, or of White's side for a pair-coded file (0 if it is left
+    /// out).
     pub fn blocks_per_side(&self) -> u64 {
         match &self.sides[0].blocks {
             SideBlocks::Zstd(side) => side.ends.len() as u64,
             SideBlocks::Pairs(side) => side.directory.block_count() as u64,
+            SideBlocks::LeftOut => 0,
         }
     }
 
@@ -542,6 +593,7 @@ impl PackedTable {
                 side.ends.last().map_or(0, |&e| u64::from(e)),
             ),
             SideBlocks::Pairs(side) => side.data_extent(),
+            SideBlocks::LeftOut => (0, 0),
         }
     }
 
@@ -626,7 +678,8 @@ impl PackedTable {
     /// The entry code at raw index `index` for a side, decoding its block (into a buffer of
     /// this thread; a prober that reads many values of a zstd-block file keeps decoded blocks
     /// in a cache instead). Of a file that [leaves out](PackedTable::leaves_out_illegal)
-    /// illegal positions, the code of an index that is no legal position is any code.
+    /// illegal positions, the code of an index that is no legal position is any code; of a
+    /// side [left out](PackedTable::left_out), an error.
     pub fn code(&self, white_to_move: bool, index: u64) -> Result<u32, FormatError> {
         if index >= self.header.entries_per_side {
             return Err(FormatError::IndexOutOfRange {
@@ -636,6 +689,12 @@ impl PackedTable {
             });
         }
         let side = &self.sides[usize::from(!white_to_move)];
+        if let SideBlocks::LeftOut = side.blocks {
+            return Err(FormatError::SideLeftOut {
+                path: self.path.clone(),
+                side: side_name(white_to_move),
+            });
+        }
         if let SideBlocks::Pairs(pairs) = &side.blocks {
             let place = side.order.packed_index(index);
             return pairs
@@ -660,7 +719,12 @@ impl PackedTable {
     /// where the side is in raw order, else one after another, each entry put at its raw place.
     fn decode_side(&self, white_to_move: bool, out: &mut [u8]) -> Result<(), FormatError> {
         let width = usize::from(self.header.value_width);
-        if let SideBlocks::Pairs(pairs) = &self.sides[usize::from(!white_to_move)].blocks {
+        let blocks = &self.sides[usize::from(!white_to_move)].blocks;
+        if let SideBlocks::LeftOut = blocks {
+            out.fill(0);
+            return Ok(());
+        }
+        if let SideBlocks::Pairs(pairs) = blocks {
             let values = pairs
                 .decode(&self.file)
                 .map_err(|(block, what)| self.damaged(white_to_move, block, what))?;
@@ -697,7 +761,7 @@ impl PackedTable {
 
     /// Decodes both sides into a body of the raw layout (White's entries, then Black's), the
     /// two sides at once, as stored: of a file that leaves out illegal positions, their entries
-    /// are the fill (see [`PackedTable::to_table`]). The body's hash is not checked here
+    /// are the fill, and a side left out is all 0 (see [`PackedTable::to_table`]). The body's hash is not checked here
     /// ([`Table::open`] does).
     pub fn decode_body(&self) -> Result<Vec<u8>, FormatError> {
         let width = usize::from(self.header.value_width);
@@ -750,6 +814,7 @@ impl PackedTable {
                 ranks: h.ranks,
                 width,
                 exits_decide: self.exits_decide(),
+                left_out: self.left_out(),
             };
             restore(&request, white, black).map_err(|what| FormatError::Undecided {
                 path: self.path.clone(),

@@ -209,6 +209,19 @@ pub struct CodedSide {
     pub stream: Vec<u16>,
 }
 
+impl CodedSide {
+    /// A side left out of the file ([`crate::packed::WHITE_LEFT_OUT`]): nothing stored.
+    pub fn left_out() -> CodedSide {
+        CodedSide {
+            directory: Vec::new(),
+            checks: Vec::new(),
+            data: Vec::new(),
+            blocks: 0,
+            stream: Vec::new(),
+        }
+    }
+}
+
 /// Codes one side of `table` (White's when `white_to_move`) in `order`, each entry that may
 /// hold another value (an illegal position's, code 0; with `exits`, one they decide) filled
 /// with the entry before it in that order where that is allowed (an illegal entry before the

@@ -150,6 +150,19 @@ fn damaged_pair_coded_files_are_refused_naming_the_block() {
     bad[header_length - HASH_LEN..header_length].copy_from_slice(hash.as_bytes());
     let error = check(&bad);
     assert!(error.to_string().contains("unknown flags"), "{error}");
+    // A side is left out only of a DTZ50 file whose exits decide, and never both sides.
+    let exits = LEAVES_OUT_ILLEGAL | EXITS_DECIDE;
+    for flags in [
+        exits | WHITE_LEFT_OUT,
+        exits | BLACK_LEFT_OUT,
+        exits | WHITE_LEFT_OUT | BLACK_LEFT_OUT,
+    ] {
+        bad[47] = flags;
+        let hash = blake3::hash(&bad[..header_length - HASH_LEN]);
+        bad[header_length - HASH_LEN..header_length].copy_from_slice(hash.as_bytes());
+        let error = check(&bad);
+        assert!(error.to_string().contains("unknown flags"), "{error}");
+    }
 }
 
 fn small_blocks() -> PackOptions {

@@ -7,11 +7,11 @@
 //! compressed blocks in memory (the largest tables would not fit beside their raw bodies).
 
 use super::{
-    digits_at, pairs, short_hash, DigitOrder, PackedTable, SideBlocks, BLOCK_RECORD, CODER_PAIRS,
-    CODER_ZSTD_BLOCKS, EXITS_DECIDE, HASH_LEN, LEAVES_OUT_ILLEGAL, MAX_DIGITS, PACKED_MAGIC,
-    PACKED_VERSION, PAIRS_VERSION,
+    digits_at, pairs, short_hash, DigitOrder, PackedTable, SideBlocks, BLACK_LEFT_OUT,
+    BLOCK_RECORD, CODER_PAIRS, CODER_ZSTD_BLOCKS, EXITS_DECIDE, HASH_LEN, LEAVES_OUT_ILLEGAL,
+    MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION, PAIRS_VERSION, WHITE_LEFT_OUT,
 };
-use crate::{io_error, FormatError, Table, TempFile};
+use crate::{io_error, FormatError, Table, TableKind, TempFile};
 use rayon::prelude::*;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -42,6 +42,10 @@ pub struct PackOptions {
     /// The largest dictionary trained for a side, in bytes; a side gets a dictionary of at
     /// most a sixty-fourth of its raw size, and none below [`MIN_DICTIONARY_BYTES`].
     pub max_dictionary_bytes: usize,
+    /// Whether a pair-coded DTZ50 file whose exits decide keeps both sides to move; by
+    /// default it keeps the side that codes smaller and leaves the other to a one-ply search
+    /// ([`super::WHITE_LEFT_OUT`]).
+    pub keep_both_sides: bool,
 }
 
 /// The shortest match the compressor looks for: tables repeat in long runs and whole lanes
@@ -65,6 +69,7 @@ impl Default for PackOptions {
             entries_per_block: 1024,
             level: 12,
             max_dictionary_bytes: 16 * 1024,
+            keep_both_sides: false,
         }
     }
 }
@@ -524,6 +529,52 @@ fn header_bytes(f: &HeaderFields<'_>) -> Vec<u8> {
     head
 }
 
+/// Checks, before a DTZ50 file leaving a side out is written to `path`, that the installed
+/// [`super::Restorer`] gives that side back from the other exactly as `table` holds it (its
+/// WDL50 tables, and those its exits lead into, must be beside `path`): the one-ply search
+/// gives back the entries of a table that passes `retro verify`, and refuses one that does
+/// not before any file is written.
+fn check_rebuilt(table: &Table, path: &Path, white: bool) -> Result<(), FormatError> {
+    let restore = *super::RESTORER
+        .get()
+        .ok_or_else(|| FormatError::NeedsRestorer {
+            path: path.to_path_buf(),
+        })?;
+    let h = table.header();
+    let width = usize::from(h.value_width);
+    let body = table.body();
+    let mut rebuilt = body.to_vec();
+    let (w, b) = rebuilt.split_at_mut(body.len() / 2);
+    if white { &mut *w } else { &mut *b }.fill(0);
+    let request = super::Restore {
+        path,
+        kind: h.kind,
+        material: &h.material,
+        files: h.files,
+        ranks: h.ranks,
+        width,
+        exits_decide: true,
+        left_out: Some(white),
+    };
+    let undecided = |what: String| FormatError::Undecided {
+        path: path.to_path_buf(),
+        what,
+    };
+    restore(&request, w, b).map_err(undecided)?;
+    if rebuilt != body {
+        let differ = rebuilt
+            .chunks_exact(width)
+            .zip(body.chunks_exact(width))
+            .filter(|(a, b)| a != b)
+            .count();
+        return Err(undecided(format!(
+            "a one-ply search gives {differ} entries of {} to move otherwise than the table: verify it (`retro verify --kinds fifty`) before packing",
+            super::side_name(white)
+        )));
+    }
+    Ok(())
+}
+
 /// [`pack`] with [`Coder::Pairs`]: each side's order chosen as for zstd blocks, its entries
 /// coded whole in memory with illegal positions filled, the file written, read back whole and
 /// entry by entry against the coded streams, then renamed into place.
@@ -566,7 +617,22 @@ fn pack_pairs(
         || pairs::code_side(table, false, &orders[1], black_exits.as_deref()),
     );
     drop((white_exits, black_exits));
-    let sides = [w.map_err(refuse)?, b.map_err(refuse)?];
+    let mut sides = [w.map_err(refuse)?, b.map_err(refuse)?];
+    // A DTZ50 side is rebuilt from the other by a one-ply search: keep the smaller one.
+    let bytes =
+        |side: &pairs::CodedSide| side.directory.len() + side.checks.len() + side.data.len();
+    let left_out = (header.kind == TableKind::Dtz50 && exits.is_some() && !options.keep_both_sides)
+        .then(|| bytes(&sides[0]) > bytes(&sides[1]));
+    let mut flags = LEAVES_OUT_ILLEGAL | if exits.is_some() { EXITS_DECIDE } else { 0 };
+    if let Some(white) = left_out {
+        check_rebuilt(table, path, white)?;
+        sides[usize::from(!white)] = pairs::CodedSide::left_out();
+        flags |= if white {
+            WHITE_LEFT_OUT
+        } else {
+            BLACK_LEFT_OUT
+        };
+    }
 
     // Header, then per side its directory and check table, then the data.
     let header_length = header_length(&header.material, radices.len());
@@ -597,7 +663,7 @@ fn pack_pairs(
         version: PAIRS_VERSION,
         coder: CODER_PAIRS,
         entries_per_block: 0,
-        flags: LEAVES_OUT_ILLEGAL | if exits.is_some() { EXITS_DECIDE } else { 0 },
+        flags,
         records,
         directory: &directory,
         radices,
@@ -619,10 +685,11 @@ fn pack_pairs(
     // The file as written gives back the coded streams, whole and entry by entry.
     let written = PackedTable::from_file(file, path)?;
     for (s, side) in sides.iter().enumerate() {
-        let SideBlocks::Pairs(read) = &written.sides[s].blocks else {
-            unreachable!("a pair-coded file");
-        };
-        pairs::check_written(&written, s == 0, read, &side.stream)?;
+        match &written.sides[s].blocks {
+            SideBlocks::Pairs(read) => pairs::check_written(&written, s == 0, read, &side.stream)?,
+            SideBlocks::LeftOut if left_out == Some(s == 0) => {}
+            _ => unreachable!("a pair-coded file keeps the sides it wrote"),
+        }
     }
     let packed_bytes = written.file_bytes();
     drop(written);
