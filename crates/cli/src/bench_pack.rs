@@ -1,10 +1,12 @@
 //! `retro bench --suite pack`: how small packed tables are and how fast they are probed.
 //!
-//! The raw tables of a directory (`--tables DIR`, else the 36 tables of up to 4 men built into
-//! a scratch directory) are linked into a scratch directory and packed there by one fresh
-//! `retro pack` process (its time and peak memory); the links are then removed, leaving a
-//! directory of packed files only. Sizes are reported per class (3–4-man, five-man pawnless,
-//! five-man with pawns) beside the published totals of other depth-to-mate sets.
+//! The raw DTM tables of a directory (`--tables DIR`, else the 36 tables of up to 4 men built
+//! into a scratch directory), with the WDL50 tables beside them where there are (a DTM probe of
+//! a side its file leaves out reads its WDL50 class), are linked into a scratch directory and
+//! packed there by one fresh `retro pack` process (its time and peak memory); the links are
+//! then removed, leaving a directory of packed files only. Sizes are reported per class
+//! (3–4-man, five-man pawnless, five-man with pawns), DTM alone and with WDL50, beside the
+//! published totals of other depth-to-mate sets.
 //!
 //! Probes: random legal positions (a table drawn uniformly among the largest tables present,
 //! then a legal position and side to move uniformly within it), each probe timed alone on one
@@ -18,6 +20,7 @@
 use crate::support::human_bytes;
 use anyhow::{bail, Context, Result};
 use retro_engine::{Geometry, Indexer, Material, Position, TablePosition, TABLE_MEN};
+use retro_format::TableKind;
 use retro_rules::{Board, Side};
 use retro_tablebase::Tablebase;
 use serde_json::json;
@@ -28,6 +31,17 @@ use std::time::Instant;
 /// Published sizes of other depth-to-mate (and Syzygy's) sets of up to five men, as their
 /// authors give them, for the report.
 const PUBLISHED: &str = "published: chesstb 3-5-man DTM 1.69 GiB (3-4-man 389 MiB, five-man 1.3 GiB; one side to move, the other rebuilt from its WDL companion), Gaviota 3-5-man DTM 6.5 GB, Nalimov 3-5-man DTM 7.1 GiB, Syzygy 3-5-man WDL+DTZ 939 MiB";
+
+/// The sizes of a class of tables: its DTM tables raw and packed, and the packed WDL50 tables
+/// beside them.
+#[derive(Default)]
+struct ClassSizes {
+    class: &'static str,
+    tables: usize,
+    raw: u64,
+    packed: u64,
+    wdl50: u64,
+}
 
 /// A class of tables, as sizes are reported.
 fn class(material: &Material) -> &'static str {
@@ -250,19 +264,33 @@ pub fn pack_suite(
     let board = Board::STANDARD;
     let geo = Geometry::new(board);
     let (source, _built) = source_tables(tables_from)?;
-    // The raw tables of the source, linked into a scratch directory and packed there.
+    // The raw tables of the source, linked into a scratch directory and packed there: DTM,
+    // and where it is there each material's WDL50 table, which a DTM probe of a side left
+    // out reads (the size a DTM probe needs counts both).
     let scratch = tempfile::tempdir().context("making a scratch directory")?;
     let mut raw = Vec::new();
+    let mut companions = Vec::new();
     for material in crate::support::tables_in(&source, board)? {
-        let name = retro_format::file_name(&material.to_string(), board.files(), board.ranks());
-        let path = source.join(&name);
-        if !path.exists() {
-            continue;
+        for kind in [TableKind::Dtm, TableKind::Wdl50] {
+            let name = retro_format::kind_file_name(
+                kind,
+                &material.to_string(),
+                board.files(),
+                board.ranks(),
+                false,
+            );
+            let path = source.join(&name);
+            if !path.exists() {
+                continue;
+            }
+            let target = std::fs::canonicalize(&path)?;
+            std::os::unix::fs::symlink(&target, scratch.path().join(&name))
+                .with_context(|| format!("linking {}", path.display()))?;
+            match kind {
+                TableKind::Dtm => raw.push((material, target)),
+                _ => companions.push((material, target)),
+            }
         }
-        let target = std::fs::canonicalize(&path)?;
-        std::os::unix::fs::symlink(&target, scratch.path().join(&name))
-            .with_context(|| format!("linking {}", path.display()))?;
-        raw.push((material, target));
     }
     if raw.is_empty() {
         bail!(
@@ -292,38 +320,58 @@ pub fn pack_suite(
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok());
     // Sizes by class; the links removed, the directory holds packed files only.
-    let mut classes: Vec<(&str, usize, u64, u64)> = Vec::new();
+    let mut classes: Vec<ClassSizes> = Vec::new();
     let mut packed_files = Vec::new();
-    for (material, target) in &raw {
-        let name = material.to_string();
-        std::fs::remove_file(scratch.path().join(retro_format::file_name(
-            &name,
-            board.files(),
-            board.ranks(),
-        )))?;
-        let packed = scratch.path().join(retro_format::packed_file_name(
-            &name,
-            board.files(),
-            board.ranks(),
-        ));
-        let (raw_bytes, packed_bytes) = (
-            std::fs::metadata(target)?.len(),
-            std::fs::metadata(&packed)?.len(),
-        );
-        let c = class(material);
-        match classes.iter_mut().find(|e| e.0 == c) {
-            Some(e) => {
-                e.1 += 1;
-                e.2 += raw_bytes;
-                e.3 += packed_bytes;
+    for (kind, tables) in [(TableKind::Dtm, &raw), (TableKind::Wdl50, &companions)] {
+        for (material, target) in tables {
+            let name = material.to_string();
+            let file = |packed| {
+                let n =
+                    retro_format::kind_file_name(kind, &name, board.files(), board.ranks(), packed);
+                scratch.path().join(n)
+            };
+            std::fs::remove_file(file(false))?;
+            let packed = file(true);
+            let (raw_bytes, packed_bytes) = (
+                std::fs::metadata(target)?.len(),
+                std::fs::metadata(&packed)?.len(),
+            );
+            let c = class(material);
+            let at = match classes.iter().position(|e| e.class == c) {
+                Some(at) => at,
+                None => {
+                    classes.push(ClassSizes {
+                        class: c,
+                        ..ClassSizes::default()
+                    });
+                    classes.len() - 1
+                }
+            };
+            let e = &mut classes[at];
+            match kind {
+                TableKind::Dtm => {
+                    e.tables += 1;
+                    e.raw += raw_bytes;
+                    e.packed += packed_bytes;
+                }
+                _ => e.wdl50 += packed_bytes,
             }
-            None => classes.push((c, 1, raw_bytes, packed_bytes)),
+            packed_files.push(packed);
         }
-        packed_files.push(packed);
     }
-    let total = classes.iter().fold(("all", 0, 0, 0), |t, c| {
-        ("all", t.1 + c.1, t.2 + c.2, t.3 + c.3)
-    });
+    let total = classes.iter().fold(
+        ClassSizes {
+            class: "all",
+            ..ClassSizes::default()
+        },
+        |t, c| ClassSizes {
+            class: "all",
+            tables: t.tables + c.tables,
+            raw: t.raw + c.raw,
+            packed: t.packed + c.packed,
+            wdl50: t.wdl50 + c.wdl50,
+        },
+    );
     // Probes over the largest tables present.
     let largest = raw.iter().map(|(m, _)| m.len()).max().unwrap_or(0);
     let probed: Vec<Material> = raw
@@ -356,7 +404,7 @@ pub fn pack_suite(
         percentiles(time_each(few, |p| Ok(tb.rated_moves(p).map(|_| ())?))?);
     drop(tb);
     // The raw tables, where they fit in half the memory beside the packed ones.
-    let raw_bytes: u64 = classes.iter().map(|c| c.2).sum();
+    let raw_bytes: u64 = classes.iter().map(|c| c.raw).sum();
     let memory = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|t| {
@@ -417,8 +465,9 @@ pub fn pack_suite(
         "machine": machine,
         "tables": source.display().to_string(),
         "classes": classes.iter().chain([&total]).map(|c| json!({
-            "class": c.0, "tables": c.1, "raw_bytes": c.2, "packed_bytes": c.3,
-            "ratio": c.2 as f64 / c.3.max(1) as f64 })).collect::<Vec<_>>(),
+            "class": c.class, "tables": c.tables, "raw_bytes": c.raw, "packed_bytes": c.packed,
+            "wdl50_packed_bytes": c.wdl50,
+            "ratio": c.raw as f64 / c.packed.max(1) as f64 })).collect::<Vec<_>>(),
         "pack_seconds": pack_seconds,
         "pack_peak_mib": peak_mib,
         "probes": probed_what,
@@ -437,17 +486,19 @@ pub fn pack_suite(
         );
         println!("tables from {}", source.display());
         println!(
-            "{:<20} {:>6} {:>12} {:>12} {:>7}",
-            "class", "tables", "raw", "packed", "ratio"
+            "{:<20} {:>6} {:>12} {:>12} {:>7} {:>12} {:>12}",
+            "class", "tables", "raw DTM", "packed DTM", "ratio", "WDL50", "DTM+WDL50"
         );
         for c in classes.iter().chain([&total]) {
             println!(
-                "{:<20} {:>6} {:>12} {:>12} {:>6.1}x",
-                c.0,
-                c.1,
-                human_bytes(c.2),
-                human_bytes(c.3),
-                c.2 as f64 / c.3.max(1) as f64
+                "{:<20} {:>6} {:>12} {:>12} {:>6.1}x {:>12} {:>12}",
+                c.class,
+                c.tables,
+                human_bytes(c.raw),
+                human_bytes(c.packed),
+                c.raw as f64 / c.packed.max(1) as f64,
+                human_bytes(c.wdl50),
+                human_bytes(c.packed + c.wdl50)
             );
         }
         println!("{PUBLISHED}");

@@ -46,8 +46,8 @@ pub struct PackArgs {
     #[arg(long, default_value_t = PackOptions::default().entries_per_block,
           value_parser = clap::value_parser!(u32).range(64..=1 << 20))]
     block_entries: u32,
-    /// Keep both sides to move of DTZ50 files (by default the side that codes larger is left
-    /// out, and every reader rebuilds it by a one-ply search into the other).
+    /// Keep both sides to move of DTM and DTZ50 files (by default the side that codes larger
+    /// is left out, and every reader rebuilds it by a one-ply search into the other).
     #[arg(long)]
     both_sides: bool,
     /// Pack nothing: decode each packed table that has a raw one beside it and compare the
@@ -279,14 +279,15 @@ pub fn pack(args: PackArgs) -> Result<ExitCode> {
 /// (mapped), and for pair codes four bytes an entry for the coded streams and the coder's work,
 /// two more for the codes that decide entries, with the tables that give them read whole beside
 /// them (the smaller tables, [`retro_gen::SHARED_TABLE_BYTES`]; for DTZ50 its WDL50 table, no
-/// larger), and for DTZ50, which leaves a side to move out, one more copy of the body, in which
-/// that side is rebuilt and compared before the file is written. KRBvKR's DTM (231 MiB raw):
-/// 2.6 GiB by this count; 2.2 GiB measured at the peak of a `retro bench --suite pack` run.
+/// larger), and for DTM and DTZ50, which leave a side to move out, one more copy of the body, in
+/// which that side is rebuilt and compared before the file is written. KRBvKR's DTM (231 MiB
+/// raw): 2.8 GiB by this count; 2.3 GiB measured at the peak of `retro pack` of it and its
+/// three kinds' smaller tables.
 fn pack_memory_needed(coder: Coder, kind: TableKind, raw_bytes: u64) -> u64 {
     const WORK: u64 = 64 << 20;
-    let rebuilt_side = match kind {
-        TableKind::Dtz50 => raw_bytes,
-        _ => 0,
+    let rebuilt_side = match kind.may_leave_side_out() {
+        true => raw_bytes,
+        false => 0,
     };
     match coder {
         Coder::ZstdBlocks => raw_bytes + WORK,

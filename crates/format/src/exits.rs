@@ -14,12 +14,12 @@
 //! that a draw read from the file is always one. For DTZ50 the code "its exits give" a position
 //! is therefore the draw where the companion says draw, that win where a zeroing move keeps
 //! the class, and nothing (0) elsewhere. A DTZ50 file may also leave a whole side to move
-//! out: each of its entries follows from its moves ([`Dtz50Search`]).
+//! out: each of its entries follows from its moves ([`SideSearch`]), as a DTM file's may.
 //!
 //! Owns: for each kind, the order of its codes for the side to move
 //! ([`TableKind::exit_rank`]), the code an exit gives the side making it
 //! ([`TableKind::through_exit`]), the rebuilt entry ([`TableKind::with_exit`]) and the DTZ50
-//! entry its moves give ([`Dtz50Search`]).
+//! or DTM entry its moves give ([`SideSearch`]).
 //! Must never: find exits or look a value up: the fast side does, with the rules, and the
 //! checker proves what it rebuilds.
 
@@ -145,15 +145,42 @@ pub fn dtz50_decided(class: u32, zeroing: u32, rule_plies: u32) -> u32 {
     }
 }
 
-/// A DTZ50 entry rebuilt by a one-ply search, for a packed file that leaves a side to move
-/// out ([`crate::packed::WHITE_LEFT_OUT`]): each legal move adds what it is worth to the mover
-/// — a zeroing move by the WDL50 class it reaches (`retro_rules::fifty::exit_outcome`), any
-/// other by the DTZ50 entry it reaches, a ply further — and the entry is the quickest win,
-/// else a draw, else the longest loss; checkmate is a loss in 0 plies, stalemate a draw. These
+/// What a move is worth to the side making it, in plies: the search's own scale, which the
+/// kinds' codes convert into and out of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Worth {
+    /// No entry where the move leads.
+    Valueless,
+    Win(u32),
+    Draw,
+    Loss(u32),
+}
+
+impl Worth {
+    /// The worth of a move into a position whose own value (for its side to move) is `child`:
+    /// the opponent's loss in `k` plies is a win in `k + 1`, and so on.
+    fn one_ply_before(child: Worth) -> Worth {
+        match child {
+            Worth::Loss(k) => Worth::Win(k + 1),
+            Worth::Win(k) => Worth::Loss(k + 1),
+            other => other,
+        }
+    }
+}
+
+/// An entry rebuilt by a one-ply search, for a packed file that leaves a side to move out
+/// ([`crate::packed::WHITE_LEFT_OUT`]; DTM and DTZ50 files): each legal move adds what it is
+/// worth to the mover, and the entry is the quickest win, else a draw, else the longest loss;
+/// checkmate is a loss in 0 plies, stalemate a draw. A move is worth its child's entry a ply
+/// further ([`SideSearch::add_child`]): in DTM every move, its child's DTM entry (in the same
+/// table or, after a capture or a promotion, a smaller one); in DTZ50 a move that keeps the
+/// clock running, its child's DTZ50 entry, while a zeroing move is worth what the WDL50 class
+/// it reaches gives (`retro_rules::fifty::exit_outcome`: [`SideSearch::add_zeroing`]). These
 /// are the conditions `retro verify` checks of every entry, so the search gives back exactly
 /// the entry of a table that passes.
 #[derive(Debug, Clone, Copy)]
-pub struct Dtz50Search {
+pub struct SideSearch {
+    kind: TableKind,
     rule_plies: u32,
     moves: u32,
     quickest_win: Option<u32>,
@@ -163,10 +190,13 @@ pub struct Dtz50Search {
     valueless: bool,
 }
 
-impl Dtz50Search {
-    /// A search under a rule of `rule_plies` plies, no move counted yet.
-    pub fn new(rule_plies: u32) -> Dtz50Search {
-        Dtz50Search {
+impl SideSearch {
+    /// A search for an entry of `kind` (DTM or DTZ50), under a rule of `rule_plies` plies
+    /// (DTZ50), no move counted yet.
+    pub fn new(kind: TableKind, rule_plies: u32) -> SideSearch {
+        debug_assert!(kind.may_leave_side_out(), "{kind} keeps both sides");
+        SideSearch {
+            kind,
             rule_plies,
             moves: 0,
             quickest_win: None,
@@ -176,40 +206,51 @@ impl Dtz50Search {
         }
     }
 
-    fn add(&mut self, worth: crate::Dtz) {
+    fn add(&mut self, worth: Worth) {
         self.moves += 1;
         match worth {
-            crate::Dtz::Illegal => self.valueless = true,
-            crate::Dtz::Win(n) => {
+            Worth::Valueless => self.valueless = true,
+            Worth::Win(n) => {
                 self.quickest_win = Some(self.quickest_win.map_or(n, |w| w.min(n)));
             }
-            crate::Dtz::Draw => self.draw = true,
-            crate::Dtz::Loss(n) => self.longest_loss = self.longest_loss.max(n),
+            Worth::Draw => self.draw = true,
+            Worth::Loss(n) => self.longest_loss = self.longest_loss.max(n),
         }
     }
 
-    /// Counts a zeroing move into a position whose WDL50 code (for its own side to move, at a
-    /// clock of 0) is `class`.
+    /// Counts a DTZ50 position's zeroing move into a position whose WDL50 code (for its own
+    /// side to move, at a clock of 0) is `class`.
     pub fn add_zeroing(&mut self, class: u32) {
+        debug_assert_eq!(self.kind, TableKind::Dtz50);
         let n = self.rule_plies + 1;
         self.add(match Wdl::from_code(class) {
-            Some(Wdl::Loss) => crate::Dtz::Win(1),
-            Some(Wdl::BlessedLoss) => crate::Dtz::Win(n),
-            Some(Wdl::Draw) => crate::Dtz::Draw,
-            Some(Wdl::CursedWin) => crate::Dtz::Loss(n),
-            Some(Wdl::Win) => crate::Dtz::Loss(1),
-            Some(Wdl::Illegal) | None => crate::Dtz::Illegal,
+            Some(Wdl::Loss) => Worth::Win(1),
+            Some(Wdl::BlessedLoss) => Worth::Win(n),
+            Some(Wdl::Draw) => Worth::Draw,
+            Some(Wdl::CursedWin) => Worth::Loss(n),
+            Some(Wdl::Win) => Worth::Loss(1),
+            Some(Wdl::Illegal) | None => Worth::Valueless,
         });
     }
 
-    /// Counts a move that does not zero the clock into a position whose DTZ50 code (for its
-    /// own side to move) is `child`.
-    pub fn add_stay(&mut self, child: u32) {
-        self.add(match crate::Dtz::from_code(child) {
-            crate::Dtz::Loss(k) => crate::Dtz::Win(k + 1),
-            crate::Dtz::Win(k) => crate::Dtz::Loss(k + 1),
-            other => other,
-        });
+    /// Counts a move worth its child's entry (for the child's side to move) of the search's
+    /// kind, `child`, a ply further: every DTM move, a DTZ50 move that is not zeroing.
+    pub fn add_child(&mut self, child: u32) {
+        let worth = match self.kind {
+            TableKind::Dtz50 => match crate::Dtz::from_code(child) {
+                crate::Dtz::Illegal => Worth::Valueless,
+                crate::Dtz::Draw => Worth::Draw,
+                crate::Dtz::Win(k) => Worth::Win(k),
+                crate::Dtz::Loss(k) => Worth::Loss(k),
+            },
+            _ => match Value::from_code(child) {
+                Value::Illegal => Worth::Valueless,
+                Value::Draw => Worth::Draw,
+                Value::Win(k) => Worth::Win(k),
+                Value::Loss(k) => Worth::Loss(k),
+            },
+        };
+        self.add(Worth::one_ply_before(worth));
     }
 
     /// Whether no move can be better for the mover than those counted: a win in one ply.
@@ -223,16 +264,36 @@ impl Dtz50Search {
         if self.valueless {
             return None;
         }
-        Some(
-            match (self.moves, self.quickest_win, self.draw) {
-                (0, _, _) if in_check => crate::Dtz::Loss(0),
-                (0, _, _) => crate::Dtz::Draw,
-                (_, Some(n), _) => crate::Dtz::Win(n),
-                (_, None, true) => crate::Dtz::Draw,
-                (_, None, false) => crate::Dtz::Loss(self.longest_loss),
+        let worth = match (self.moves, self.quickest_win, self.draw) {
+            (0, _, _) if in_check => Worth::Loss(0),
+            (0, _, _) => Worth::Draw,
+            (_, Some(n), _) => Worth::Win(n),
+            (_, None, true) => Worth::Draw,
+            (_, None, false) => Worth::Loss(self.longest_loss),
+        };
+        Some(match self.kind {
+            TableKind::Dtz50 => match worth {
+                Worth::Win(n) => crate::Dtz::Win(n),
+                Worth::Loss(n) => crate::Dtz::Loss(n),
+                _ => crate::Dtz::Draw,
             }
             .code(),
-        )
+            _ => match worth {
+                Worth::Win(n) => Value::Win(n),
+                Worth::Loss(n) => Value::Loss(n),
+                _ => Value::Draw,
+            }
+            .code(),
+        })
+    }
+}
+
+impl TableKind {
+    /// Whether a packed file of this kind may leave a side to move out, each of its entries
+    /// rebuilt by a one-ply search ([`SideSearch`]): DTM and DTZ50. WDL50 keeps both, as
+    /// Syzygy's WDL files do: the searches of the other kinds read it.
+    pub fn may_leave_side_out(self) -> bool {
+        self != TableKind::Wdl50
     }
 }
 
@@ -329,11 +390,11 @@ mod tests {
     fn a_dtz50_search_takes_the_quickest_win_else_a_draw_else_the_longest_loss() {
         use crate::Dtz;
         let code = |moves: &[(bool, u32)], in_check: bool| {
-            let mut search = Dtz50Search::new(100);
+            let mut search = SideSearch::new(TableKind::Dtz50, 100);
             for &(zeroing, child) in moves {
                 match zeroing {
                     true => search.add_zeroing(child),
-                    false => search.add_stay(child),
+                    false => search.add_child(child),
                 }
             }
             search.code(in_check).map(Dtz::from_code)
@@ -367,8 +428,36 @@ mod tests {
         // A move into a position with no entry: no value.
         assert_eq!(code(&[(false, 0)], false), None);
         assert_eq!(code(&[(true, 0)], false), None);
-        let mut search = Dtz50Search::new(100);
+        let mut search = SideSearch::new(TableKind::Dtz50, 100);
         search.add_zeroing(loss);
         assert!(search.settled());
+    }
+
+    #[test]
+    fn a_dtm_search_takes_each_child_a_ply_further() {
+        let code = |children: &[Value], in_check: bool| {
+            let mut search = SideSearch::new(TableKind::Dtm, 0);
+            for child in children {
+                search.add_child(child.code());
+            }
+            search.code(in_check).map(Value::from_code)
+        };
+        assert_eq!(code(&[], true), Some(Value::Loss(0)));
+        assert_eq!(code(&[], false), Some(Value::Draw));
+        // The quickest win: a move into the opponent's quickest loss.
+        let children = [Value::Win(3), Value::Loss(6), Value::Loss(2), Value::Draw];
+        assert_eq!(code(&children, false), Some(Value::Win(3)));
+        // No win: a draw if a move draws, else the longest loss.
+        assert_eq!(code(&[Value::Win(3), Value::Draw], true), Some(Value::Draw));
+        assert_eq!(
+            code(&[Value::Win(3), Value::Win(9)], false),
+            Some(Value::Loss(10))
+        );
+        assert_eq!(code(&[Value::Illegal, Value::Win(1)], false), None);
+        let mut search = SideSearch::new(TableKind::Dtm, 0);
+        search.add_child(Value::Loss(0).code());
+        assert!(search.settled() && search.code(false) == Some(Value::Win(1).code()));
+        assert!(TableKind::Dtm.may_leave_side_out() && TableKind::Dtz50.may_leave_side_out());
+        assert!(!TableKind::Wdl50.may_leave_side_out());
     }
 }

@@ -15,7 +15,7 @@ use crate::subtables::Subtables;
 use crate::{Builder, GenError};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material, TABLE_MEN};
-use retro_format::exits::{dtz50_decided, dtz50_needs_zeroing, Dtz50Search};
+use retro_format::exits::{dtz50_decided, dtz50_needs_zeroing, SideSearch};
 use retro_format::{Dtz, Restore, TableKind};
 use retro_rules::{Board, Side};
 use std::path::Path;
@@ -211,11 +211,13 @@ impl ExitPass {
 }
 
 impl ExitPass {
-    /// Rebuilds a DTZ50 side that its packed file leaves out (`side`, `stm` to move, `width`
-    /// bytes an entry, every entry 0) from the other side (`kept`, whole) by a one-ply search
-    /// at each legal position that is not drawn ([`Dtz50Search`]): a zeroing move by the WDL50
-    /// class it reaches (the companion's other side, or the tables its exits lead into), any
-    /// other by `kept`'s entry. A drawn position's entry is the companion's draw.
+    /// Rebuilds a side that its packed file leaves out (`side`, `stm` to move, `width` bytes an
+    /// entry, every entry 0) from the other side (`kept`, whole) by a one-ply search at each
+    /// legal position ([`SideSearch`]): in DTM every move by its child's entry, in `kept` or,
+    /// after a capture or a promotion, in the table it leads into; in DTZ50, where the
+    /// companion says which positions are legal and a drawn one's entry is its draw, a zeroing
+    /// move by the WDL50 class it reaches (the companion's other side, or the tables its exits
+    /// lead into), any other by `kept`'s entry.
     fn rebuild_side(
         &self,
         stm: Side,
@@ -224,16 +226,41 @@ impl ExitPass {
         width: usize,
     ) -> Result<(), GenError> {
         let geo = &self.builder.geo;
-        let Decider::Companion {
-            table,
-            exits,
-            rule_plies,
-        } = &self.decider
-        else {
-            return Err(GenError::Inconsistent {
-                material: self.indexer.material().to_string(),
-                fen: format!("a {} file leaves a side to move out", self.kind),
-            });
+        let put = |entry: &mut [u8], code: u32| match width {
+            1 => entry[0] = code as u8,
+            _ => entry.copy_from_slice(&(code as u16).to_le_bytes()),
+        };
+        let (table, exits, rule_plies) = match &self.decider {
+            Decider::Exits(exits) => {
+                return side.par_chunks_mut(PIECE * width).enumerate().try_for_each(
+                    |(k, chunk)| {
+                        let start = (k * PIECE) as u64;
+                        let end = start + (chunk.len() / width) as u64;
+                        let mut failed = Ok(());
+                        self.indexer.for_each_position::<TABLE_MEN>(
+                            geo,
+                            start..end,
+                            stm,
+                            |i, p| {
+                                let at = (i - start) as usize * width;
+                                let Some(p) = p.filter(|p| p.is_legal(geo)) else {
+                                    return;
+                                };
+                                match self.searched(&p, None, kept, width, 0, exits) {
+                                    Ok(code) => put(&mut chunk[at..at + width], code),
+                                    Err(e) => failed = Err(e),
+                                }
+                            },
+                        );
+                        failed
+                    },
+                );
+            }
+            Decider::Companion {
+                table,
+                exits,
+                rule_plies,
+            } => (table, exits, *rule_plies),
         };
         let codes = (table.codes(true), table.codes(false));
         let (own, theirs) = match stm {
@@ -255,54 +282,56 @@ impl ExitPass {
                                 .indexer
                                 .position::<TABLE_MEN>(geo, index, stm)
                                 .ok_or_else(|| self.inconsistent(index))?;
-                            self.searched(&p, &theirs, kept, width, *rule_plies, exits)?
+                            self.searched(&p, Some(&theirs), kept, width, rule_plies, exits)?
                         }
                     };
-                    match width {
-                        1 => entry[0] = code as u8,
-                        _ => entry.copy_from_slice(&(code as u16).to_le_bytes()),
-                    }
+                    put(entry, code);
                 }
                 Ok(())
             })
     }
 
-    /// The DTZ50 code of `p` by a one-ply search: zeroing moves through the WDL50 tables
-    /// (`theirs`, the companion's side of `p`'s children; `exits`), other moves through `kept`.
+    /// The code of `p` by a one-ply search ([`SideSearch`]) in the pass's kind: a move that
+    /// stays in the table through `kept`, the other side's entries; a capture or a promotion
+    /// through the tables it leads into (`exits`: of DTM, or of WDL50 for DTZ50); in DTZ50 a
+    /// pawn move through `theirs`, the companion's side of `p`'s children.
     fn searched(
         &self,
         p: &retro_engine::TablePosition,
-        theirs: &retro_format::Codes<'_>,
+        theirs: Option<&retro_format::Codes<'_>>,
         kept: &[u8],
         width: usize,
         rule_plies: u32,
         exits: &Subtables,
     ) -> Result<u32, GenError> {
         let geo = &self.builder.geo;
-        let mut search = Dtz50Search::new(rule_plies);
+        let zeroing_counts = self.kind == TableKind::Dtz50;
+        let mut search = SideSearch::new(self.kind, rule_plies);
         let mut failed = None;
         p.for_each_legal_move(geo, None, |mv| {
             if failed.is_some() || search.settled() {
                 return;
             }
             let child = p.play(geo, &mv);
-            if mv.zeroes() {
-                let class = match mv.leaves_material() {
-                    true => exits.code(geo, &child),
-                    false => self.own_code(theirs, &child),
-                };
-                match class {
-                    Ok(class) => search.add_zeroing(class),
-                    Err(e) => failed = Some(e),
+            let found = if mv.leaves_material() {
+                exits.code(geo, &child)
+            } else if zeroing_counts && mv.zeroes() {
+                let theirs = theirs.expect("a DTZ50 search reads its companion");
+                self.own_code(theirs, &child)
+            } else {
+                match self.indexer.index(geo, &child) {
+                    Some(i) => {
+                        let at = i as usize * width;
+                        search.add_child(retro_format::packed::entry_code(&kept[at..at + width]));
+                        return;
+                    }
+                    None => Err(self.inconsistent_position(&child)),
                 }
-                return;
-            }
-            match self.indexer.index(geo, &child) {
-                Some(i) => {
-                    let at = i as usize * width;
-                    search.add_stay(retro_format::packed::entry_code(&kept[at..at + width]));
-                }
-                None => failed = Some(self.inconsistent_position(&child)),
+            };
+            match found {
+                Ok(code) if zeroing_counts => search.add_zeroing(code),
+                Ok(code) => search.add_child(code),
+                Err(e) => failed = Some(e),
             }
         });
         if let Some(e) = failed {
@@ -409,7 +438,7 @@ pub fn restore_packed(
     let failed = |e: GenError| e.to_string();
     let pass = ExitPass::new(board, dir, kind, material).map_err(failed)?;
     let left_out = request.left_out;
-    if left_out.is_some() && kind != TableKind::Dtz50 {
+    if left_out.is_some() && !kind.may_leave_side_out() {
         return Err(format!("a {kind} file leaves a side to move out"));
     }
     for (stm, side) in [(Side::White, &mut *white), (Side::Black, &mut *black)] {

@@ -202,8 +202,9 @@ impl Tablebase {
             return Ok(t.clone());
         }
         let unsupported = |reason: String| ProbeError::Unsupported { material, reason };
-        let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
         let path = self.kind_path_of(kind, material);
+        // The file first: a missing table (which a search may ask for at every probe) is
+        // found without building an indexer.
         let source = match Source::open(&path, kind) {
             Ok(t) => t,
             Err(FormatError::Missing { .. }) if material.len() > 6 => {
@@ -221,6 +222,7 @@ impl Tablebase {
             }
             Err(e) => return Err(e.into()),
         };
+        let indexer = Indexer::new(&self.geo, material).map_err(|e| unsupported(e.to_string()))?;
         let h = source.header();
         let board = self.geo.board();
         let expected = format!(
@@ -313,7 +315,7 @@ impl Tablebase {
         let white = q.side_to_move() == Side::White;
         if loaded.source.left_out() == Some(white) {
             let rule_plies = u32::from(loaded.source.header().rule_plies);
-            return self.searched_dtz50(&q, rule_plies);
+            return self.searched(kind, &q, rule_plies);
         }
         let stored = loaded.source.code(white, index, &self.cache, loaded.id)?;
         let code = match loaded.source.exits_decide() && !kind.stored_is_final(stored) {
@@ -359,36 +361,61 @@ impl Tablebase {
         Ok(exits::dtz50_decided(class, zeroing, rule_plies))
     }
 
-    /// The DTZ50 code of a legal position whose side to move its packed file leaves out, by a
-    /// one-ply search ([`exits::Dtz50Search`]): a draw where its WDL50 table says so, else
-    /// each zeroing move by the WDL50 class it reaches (those first: a win in one ply ends the
-    /// search), each other move by the other side's DTZ50 entry it reaches.
-    fn searched_dtz50<const N: usize>(
+    /// The code in `kind`'s table of a legal position whose side to move its packed file
+    /// leaves out, by a one-ply search ([`exits::SideSearch`]) guided by its WDL50 class
+    /// (which DTM's search reads where that table is there: a cursed win is a DTM win, a
+    /// blessed loss a DTM loss): a drawn position's entry is the draw; otherwise each move
+    /// counts by the entry of the position it leads to, a ply further — in DTZ50 a zeroing
+    /// move by the WDL50 class it reaches (those first: a win in one ply ends the search); in
+    /// DTM at a win only the moves into a loss, found by their WDL50 class, as no other move
+    /// can be the quickest win.
+    fn searched<const N: usize>(
         &self,
+        kind: TableKind,
         p: &Position<N>,
         rule_plies: u32,
     ) -> Result<u32, ProbeError> {
-        let class = self.code(TableKind::Wdl50, p)?;
-        if class == retro_format::Wdl::Draw.code() {
-            return Ok(retro_format::Dtz::Draw.code());
+        use retro_format::Wdl;
+        let class = match kind {
+            TableKind::Dtz50 => Some(self.code(TableKind::Wdl50, p)?),
+            _ => self.code(TableKind::Wdl50, p).ok(),
+        };
+        let class = class.and_then(Wdl::from_code);
+        if class == Some(Wdl::Draw) {
+            return Ok(match kind {
+                TableKind::Dtz50 => retro_format::Dtz::Draw.code(),
+                _ => Value::Draw.code(),
+            });
         }
         let geo = &self.geo;
+        let zeroing_counts = kind == TableKind::Dtz50;
+        let only_losses = !zeroing_counts && matches!(class, Some(Wdl::Win | Wdl::CursedWin));
         let mut moves = Vec::new();
         p.for_each_legal_move(geo, None, |mv| moves.push(mv));
-        moves.sort_by_key(|mv| !mv.zeroes());
-        let mut search = exits::Dtz50Search::new(rule_plies);
+        if zeroing_counts {
+            moves.sort_by_key(|mv| !mv.zeroes());
+        }
+        let mut search = exits::SideSearch::new(kind, rule_plies);
         for mv in moves {
             if search.settled() {
                 break;
             }
             let child = p.play(geo, &mv);
-            match mv.zeroes() {
-                true => search.add_zeroing(self.code(TableKind::Wdl50, &child)?),
-                false => search.add_stay(self.code(TableKind::Dtz50, &child)?),
+            if zeroing_counts && mv.zeroes() {
+                search.add_zeroing(self.code(TableKind::Wdl50, &child)?);
+                continue;
             }
+            if only_losses {
+                let reached = Wdl::from_code(self.code(TableKind::Wdl50, &child)?);
+                if !matches!(reached, Some(Wdl::Loss | Wdl::BlessedLoss)) {
+                    continue;
+                }
+            }
+            search.add_child(self.code(kind, &child)?);
         }
         search
             .code(p.in_check(geo, p.side_to_move()))
+            .filter(|&code| !only_losses || matches!(Value::from_code(code), Value::Win(_)))
             .ok_or_else(|| ProbeError::Inconsistent {
                 material: p.material().canonical().0,
                 fen: p.to_natural(geo).fen(),

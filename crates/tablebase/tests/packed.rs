@@ -12,6 +12,17 @@ use retro_tablebase::Tablebase;
 fn shared<T: Send + Sync>() {}
 
 /// Every legal position of `indexer`'s table with `stm` to move.
+/// The positions to probe of a side: all of them, or where the side's file leaves it to a
+/// one-ply search (whose probe reads every move's value, and theirs through exits), one in
+/// `SEARCHED_STEP`.
+fn probed(positions: Vec<Position>, searched: bool) -> Vec<Position> {
+    const SEARCHED_STEP: usize = 23;
+    match searched {
+        true => positions.into_iter().step_by(SEARCHED_STEP).collect(),
+        false => positions,
+    }
+}
+
 fn legal_positions(geo: &Geometry, indexer: &Indexer, stm: Side) -> Vec<Position> {
     (0..indexer.size())
         .filter_map(|i| indexer.position::<TABLE_MEN>(geo, i, stm))
@@ -65,8 +76,10 @@ fn answer_as_raw(coder: Coder) {
         let raw_file = raw.path().join(format!("{material}.8x8.rtb"));
         assert_eq!(whole.body(), Table::open(&raw_file).unwrap().body());
         let indexer = Indexer::new(&geo, *material).unwrap();
+        let left_out = retro_format::PackedTable::open(&file).unwrap().left_out();
         for stm in Side::ALL {
-            let positions = legal_positions(&geo, &indexer, stm);
+            let searched = left_out == Some(stm == Side::White);
+            let positions = probed(legal_positions(&geo, &indexer, stm), searched);
             for tb in &tablebases {
                 let mismatches = positions
                     .par_iter()
@@ -119,8 +132,8 @@ fn exit_decided_entries_come_back_in_every_kind() {
     let mut decided = [0; 3];
     // DTZ50 wins whose stored code is another: left to their zeroing moves.
     let mut zeroing_wins = 0;
-    // DTZ50 sides left to a one-ply search into the other side.
-    let mut sides_left_out = 0;
+    // DTM and DTZ50 sides left to a one-ply search into the other side, by kind.
+    let mut sides_left_out = [0; 3];
     for material in &materials {
         for (k, kind) in TableKind::ALL.into_iter().enumerate() {
             let file = from_packed.kind_path_of(kind, *material);
@@ -131,8 +144,7 @@ fn exit_decided_entries_come_back_in_every_kind() {
             let indexer = Indexer::new(&geo, *material).unwrap();
             for white in [true, false] {
                 if table.left_out() == Some(white) {
-                    assert_eq!(kind, TableKind::Dtz50, "{file:?}");
-                    sides_left_out += 1;
+                    sides_left_out[k] += 1;
                     continue;
                 }
                 let changed: Vec<u32> = (0..indexer.size())
@@ -157,7 +169,7 @@ fn exit_decided_entries_come_back_in_every_kind() {
         }
         let indexer = Indexer::new(&geo, *material).unwrap();
         for stm in Side::ALL {
-            let positions = legal_positions(&geo, &indexer, stm);
+            let positions = probed(legal_positions(&geo, &indexer, stm), true);
             let mismatches = positions
                 .par_iter()
                 .filter(|p| {
@@ -174,9 +186,39 @@ fn exit_decided_entries_come_back_in_every_kind() {
         "entries left to the coder, DTM, DTZ50, WDL50: {decided:?}"
     );
     assert!(zeroing_wins > 0, "no DTZ50 win left to its zeroing move");
-    assert_eq!(
-        sides_left_out,
-        materials.len(),
-        "a DTZ50 side left out a table"
+    let one_a_table = |kind: TableKind| {
+        let k = TableKind::ALL.iter().position(|&x| x == kind).unwrap();
+        let expected = match kind {
+            TableKind::Wdl50 => 0,
+            _ => materials.len(),
+        };
+        sides_left_out[k] == expected
+    };
+    assert!(
+        TableKind::ALL.into_iter().all(one_a_table),
+        "a DTM and a DTZ50 side left out a table, by kind {:?}: {sides_left_out:?}",
+        TableKind::ALL
     );
+    // Without the WDL50 tables beside them, the DTM files' sides left out are searched
+    // move by move, draws too.
+    let dtm_only = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(packed.path()).unwrap() {
+        let file = file.unwrap().path();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".8x8.rtbz") {
+            std::fs::copy(&file, dtm_only.path().join(name)).unwrap();
+        }
+    }
+    let alone = Tablebase::new(board, dtm_only.path()).with_cache_bytes(0);
+    for material in &materials {
+        let indexer = Indexer::new(&geo, *material).unwrap();
+        for stm in Side::ALL {
+            let positions = probed(legal_positions(&geo, &indexer, stm), true);
+            let mismatches = positions
+                .par_iter()
+                .filter(|p| alone.value(*p).unwrap() != from_raw.value(*p).unwrap())
+                .count();
+            assert_eq!(mismatches, 0, "{material}, {stm} to move, DTM alone");
+        }
+    }
 }

@@ -33,7 +33,7 @@
 //! | 44 | 1 | number `n` of the index's digits (1 to 16) |
 //! | 45 | 1 | the table's kind (as the raw table's) |
 //! | 46 | 1 | the plies the fifty-move rule allows (as the raw table's) |
-//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`], with [`EXITS_DECIDE`] or not, and in DTZ50 with it [`WHITE_LEFT_OUT`] or [`BLACK_LEFT_OUT`] or neither |
+//! | 47 | 1 | flags: 0, or in version 2 [`LEAVES_OUT_ILLEGAL`], with [`EXITS_DECIDE`] or not, and in DTM and DTZ50 with it [`WHITE_LEFT_OUT`] or [`BLACK_LEFT_OUT`] or neither |
 //! | 48 | 32 | blake3 hash of the value stream: the raw body, White's `E` entries then Black's |
 //! | 80 | 2 × 40 | per side to move (White, then Black): dictionary (coder 2: directory) offset (8) and length (4), block count (4), block table (coder 2: check table) offset (8), data offset (8), data length (8) |
 //! | 160 | 32 | blake3 hash of the directory: the bytes from `H` to the first block's data |
@@ -112,11 +112,11 @@ pub const LEAVES_OUT_ILLEGAL: u8 = 1;
 /// [`LEAVES_OUT_ILLEGAL`].
 pub const EXITS_DECIDE: u8 = 2;
 
-/// Byte 47's flag of version 2, DTZ50 only and with [`EXITS_DECIDE`]: White's side to move is
-/// not stored. Each of its entries is rebuilt by a one-ply search
-/// ([`crate::exits::Dtz50Search`]): a zeroing move by the WDL50 class it reaches, any other by
-/// Black's entry it reaches (Black's side is stored); a drawn position's entry is its WDL50
-/// table's draw.
+/// Byte 47's flag of version 2, in DTM and DTZ50 files with [`EXITS_DECIDE`]: White's side to
+/// move is not stored. Each of its entries is rebuilt by a one-ply search
+/// ([`crate::exits::SideSearch`]) into Black's side (which is stored) and the tables its
+/// exits lead into; in DTZ50 a zeroing move by the WDL50 class it reaches, a drawn position's
+/// entry its WDL50 table's draw.
 pub const WHITE_LEFT_OUT: u8 = 4;
 /// Byte 47's flag: as [`WHITE_LEFT_OUT`], Black's side to move not stored.
 pub const BLACK_LEFT_OUT: u8 = 8;
@@ -305,7 +305,7 @@ impl PackedTable {
         let bad_left_out = left_out != 0
             && (left_out == WHITE_LEFT_OUT | BLACK_LEFT_OUT
                 || flags & EXITS_DECIDE == 0
-                || header.kind != TableKind::Dtz50);
+                || !header.kind.may_leave_side_out());
         if flags & !known != 0
             || (coder == Coder::ZstdBlocks && flags != 0)
             || exits_without_illegal

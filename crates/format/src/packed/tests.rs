@@ -150,18 +150,20 @@ fn damaged_pair_coded_files_are_refused_naming_the_block() {
     bad[header_length - HASH_LEN..header_length].copy_from_slice(hash.as_bytes());
     let error = check(&bad);
     assert!(error.to_string().contains("unknown flags"), "{error}");
-    // A side is left out only of a DTZ50 file whose exits decide, and never both sides.
+    // A side is left out only of a file whose exits decide, never both sides, and a side the
+    // flags say is left out holds no code (this DTM file stores both).
     let exits = LEAVES_OUT_ILLEGAL | EXITS_DECIDE;
-    for flags in [
-        exits | WHITE_LEFT_OUT,
-        exits | BLACK_LEFT_OUT,
-        exits | WHITE_LEFT_OUT | BLACK_LEFT_OUT,
+    for (flags, refused) in [
+        (LEAVES_OUT_ILLEGAL | WHITE_LEFT_OUT, "unknown flags"),
+        (exits | WHITE_LEFT_OUT | BLACK_LEFT_OUT, "unknown flags"),
+        (exits | WHITE_LEFT_OUT, "a side left out has a code"),
+        (exits | BLACK_LEFT_OUT, "a side left out has a code"),
     ] {
         bad[47] = flags;
         let hash = blake3::hash(&bad[..header_length - HASH_LEN]);
         bad[header_length - HASH_LEN..header_length].copy_from_slice(hash.as_bytes());
         let error = check(&bad);
-        assert!(error.to_string().contains("unknown flags"), "{error}");
+        assert!(error.to_string().contains(refused), "{flags:#04x}: {error}");
     }
 }
 

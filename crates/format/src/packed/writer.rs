@@ -11,7 +11,7 @@ use super::{
     BLOCK_RECORD, CODER_PAIRS, CODER_ZSTD_BLOCKS, EXITS_DECIDE, HASH_LEN, LEAVES_OUT_ILLEGAL,
     MAX_DIGITS, PACKED_MAGIC, PACKED_VERSION, PAIRS_VERSION, WHITE_LEFT_OUT,
 };
-use crate::{io_error, FormatError, Table, TableKind, TempFile};
+use crate::{io_error, FormatError, Table, TempFile};
 use rayon::prelude::*;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -42,7 +42,7 @@ pub struct PackOptions {
     /// The largest dictionary trained for a side, in bytes; a side gets a dictionary of at
     /// most a sixty-fourth of its raw size, and none below [`MIN_DICTIONARY_BYTES`].
     pub max_dictionary_bytes: usize,
-    /// Whether a pair-coded DTZ50 file whose exits decide keeps both sides to move; by
+    /// Whether a pair-coded DTM or DTZ50 file whose exits decide keeps both sides to move; by
     /// default it keeps the side that codes smaller and leaves the other to a one-ply search
     /// ([`super::WHITE_LEFT_OUT`]).
     pub keep_both_sides: bool,
@@ -529,9 +529,10 @@ fn header_bytes(f: &HeaderFields<'_>) -> Vec<u8> {
     head
 }
 
-/// Checks, before a DTZ50 file leaving a side out is written to `path`, that the installed
-/// [`super::Restorer`] gives that side back from the other exactly as `table` holds it (its
-/// WDL50 tables, and those its exits lead into, must be beside `path`): the one-ply search
+/// Checks, before a DTM or DTZ50 file leaving a side out is written to `path`, that the
+/// installed [`super::Restorer`] gives that side back from the other exactly as `table` holds
+/// it (the tables its exits lead into, and for DTZ50 its WDL50 tables, must be beside `path`):
+/// the one-ply search
 /// gives back the entries of a table that passes `retro verify`, and refuses one that does
 /// not before any file is written.
 fn check_rebuilt(table: &Table, path: &Path, white: bool) -> Result<(), FormatError> {
@@ -618,11 +619,12 @@ fn pack_pairs(
     );
     drop((white_exits, black_exits));
     let mut sides = [w.map_err(refuse)?, b.map_err(refuse)?];
-    // A DTZ50 side is rebuilt from the other by a one-ply search: keep the smaller one.
+    // A DTM or DTZ50 side is rebuilt from the other by a one-ply search: keep the smaller one.
     let bytes =
         |side: &pairs::CodedSide| side.directory.len() + side.checks.len() + side.data.len();
-    let left_out = (header.kind == TableKind::Dtz50 && exits.is_some() && !options.keep_both_sides)
-        .then(|| bytes(&sides[0]) > bytes(&sides[1]));
+    let left_out =
+        (header.kind.may_leave_side_out() && exits.is_some() && !options.keep_both_sides)
+            .then(|| bytes(&sides[0]) > bytes(&sides[1]));
     let mut flags = LEAVES_OUT_ILLEGAL | if exits.is_some() { EXITS_DECIDE } else { 0 };
     if let Some(white) = left_out {
         check_rebuilt(table, path, white)?;
