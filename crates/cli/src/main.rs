@@ -12,6 +12,7 @@ mod bench_six;
 mod bench_wdl;
 mod distributed;
 mod engine_checks;
+mod export;
 mod fifty;
 mod freeze;
 mod load_test;
@@ -276,6 +277,23 @@ enum Command {
         /// difference.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["resume", "distributed", "kinds"])]
         syzygy: Option<PathBuf>,
+    },
+    /// Write Syzygy WDL files (`.rtbw`, read by Fathom, Stockfish, python-chess and
+    /// shakmaty-syzygy) from the proved WDL50 tables, and read each back through
+    /// shakmaty-syzygy against its table: every legal position, both sides to move. DTZ
+    /// files are not written yet.
+    Export {
+        /// Materials (default: every table of three men or more in the directory).
+        materials: Vec<String>,
+        /// The directory to write the Syzygy files into (created if missing).
+        #[arg(long, value_name = "DIR", required = true)]
+        syzygy: PathBuf,
+        /// The tables directory (default: $RETRO_TABLES, else ./tables).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// No progress lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// State Hurd's theorems for a category (e.g. KR_K), or the theorem for one position (a
     /// FEN), from a verified table.
@@ -813,6 +831,12 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             Some(files) => verify_syzygy::verify_syzygy(&files, &materials, dir, quiet),
             None => verify::verify(&materials, &kinds, board, dir, quiet, resume, distributed),
         },
+        Command::Export {
+            materials,
+            syzygy,
+            dir,
+            quiet,
+        } => export::export_syzygy(&syzygy, &materials, dir, quiet),
         Command::Prove {
             target,
             stm,

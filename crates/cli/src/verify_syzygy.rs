@@ -79,16 +79,25 @@ pub fn verify_syzygy(
             }
             Ok(c) => {
                 positions += c.positions;
-                let figures = format!(
-                    "{} positions, both sides to move, classes equal; DTZ equal at {}, one ply \
-                     short in the file at {} ({} of them read as exact), as python-chess \
-                     documents its rounding ({:.1} s)",
-                    c.positions,
-                    c.dtz_equal,
-                    c.dtz_one_ply_short,
-                    c.short_though_exact,
-                    began.elapsed().as_secs_f64()
-                );
+                let figures = if c.wdl_only {
+                    format!(
+                        "{} positions, both sides to move, classes equal; no DTZ file, so no \
+                         DTZ compared ({:.1} s)",
+                        c.positions,
+                        began.elapsed().as_secs_f64()
+                    )
+                } else {
+                    format!(
+                        "{} positions, both sides to move, classes equal; DTZ equal at {}, one \
+                         ply short in the file at {} ({} of them read as exact), as \
+                         python-chess documents its rounding ({:.1} s)",
+                        c.positions,
+                        c.dtz_equal,
+                        c.dtz_one_ply_short,
+                        c.short_though_exact,
+                        began.elapsed().as_secs_f64()
+                    )
+                };
                 match &c.first {
                     None => {
                         println!("{name:>14}  pass: {figures}");

@@ -108,6 +108,17 @@ fn the_python_module_answers_as_the_command_line_does() {
     let packed_dir = packed.path().to_str().unwrap();
     let out = retro(&["gen", "KQvKR", "--pack", "--dir", packed_dir, "--quiet"]);
     assert!(out.status.success(), "{}", all_output(&out));
+    // Syzygy WDL files of the tables, for python-chess to read.
+    let exported = tempfile::tempdir().unwrap();
+    let out = retro(&[
+        "export",
+        "--syzygy",
+        exported.path().to_str().unwrap(),
+        "--dir",
+        dir,
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
     let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/tests");
     let report = run(
         &bin.join("python"),
@@ -123,6 +134,7 @@ fn the_python_module_answers_as_the_command_line_does() {
             ("RETRO_BIN", Path::new(env!("CARGO_BIN_EXE_retro"))),
             ("RETRO_TABLES", tables.path()),
             ("RETRO_PACKED", packed.path()),
+            ("RETRO_SYZYGY_EXPORT", exported.path()),
         ],
     );
     println!(

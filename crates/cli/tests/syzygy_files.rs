@@ -184,3 +184,139 @@ fn the_wdl_bench_times_both_readers_on_positions_they_agree_on() {
         all_output(&out)
     );
 }
+
+#[test]
+fn exported_files_pass_the_syzygy_check_and_what_cannot_be_written_is_refused() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let syzygy = out_dir.path().to_str().unwrap();
+    let tables = proved().to_str().unwrap();
+    let out = retro(&["export", "--syzygy", syzygy, "--dir", tables, "--quiet"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let text = stdout_text(&out);
+    assert!(text.contains("5 Syzygy WDL files"), "{text}");
+    assert!(text.contains("every class as proved"), "{text}");
+    // The certified check reads them as it reads the generator's, classes alone.
+    let out = verify_syzygy(out_dir.path(), proved(), &[]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let text = stdout_text(&out);
+    assert!(text.contains("5 of 5 materials"), "{text}");
+    assert!(text.contains("no DTZ file"), "{text}");
+    // The generator's files and ours: both answer every position alike, ours no larger than
+    // twice the generator's.
+    for material in MATERIALS {
+        let file = format!("{material}.rtbw");
+        let ours = std::fs::metadata(out_dir.path().join(&file)).unwrap().len();
+        let theirs = std::fs::metadata(peer_files().join(&file)).unwrap().len();
+        assert!(ours <= 2 * theirs, "{file}: {ours} bytes against {theirs}");
+    }
+    // A material without tables, a misspelt one and two kings alone are named.
+    for (material, words) in [("KQvKQ", "KQvKQ"), ("KXvK", "KXvK"), ("KvK", "two kings")] {
+        let out = retro(&["export", "--syzygy", syzygy, "--dir", tables, material]);
+        assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+        assert!(
+            all_output(&out).contains(words),
+            "{material}: {}",
+            all_output(&out)
+        );
+    }
+}
+
+/// Stockfish (Debian's, installed here when missing), its `SyzygyPath` set to `dir`, searching
+/// `fen` to `depth`: the last `info` line with a score.
+fn stockfish(dir: &Path, fen: &str, depth: u32) -> String {
+    use std::io::Write;
+    let program = ["/usr/games/stockfish", "/usr/bin/stockfish"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .map(PathBuf::from)
+        .or_else(|| {
+            common::apt_install(&["stockfish"]);
+            Some(PathBuf::from("/usr/games/stockfish")).filter(|p| p.exists())
+        })
+        .expect("Stockfish: `apt-get install stockfish` failed");
+    let mut child = std::process::Command::new(program)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("Stockfish runs");
+    let script = format!(
+        "uci\nsetoption name SyzygyPath value {}\nsetoption name Threads value 1\nisready\n\
+         position fen {fen}\ngo depth {depth}\n",
+        dir.display()
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(script.as_bytes()).unwrap();
+    let mut text = String::new();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while std::io::BufRead::read_line(&mut reader, &mut line).unwrap() > 0 {
+        text.push_str(&line);
+        if line.starts_with("bestmove") {
+            break;
+        }
+        line.clear();
+    }
+    stdin.write_all(b"quit\n").unwrap();
+    drop(stdin);
+    child.wait().unwrap();
+    assert!(text.contains("Found 5 tablebases"), "{text}");
+    text.lines()
+        .rfind(|l| l.starts_with("info") && l.contains(" score "))
+        .unwrap_or_else(|| panic!("no score: {text}"))
+        .to_string()
+}
+
+#[test]
+fn stockfish_finds_the_exported_files_and_plays_the_proved_result() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let tables = proved().to_str().unwrap();
+    let syzygy = out_dir.path().to_str().unwrap();
+    let out = retro(&["export", "--syzygy", syzygy, "--dir", tables, "--quiet"]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    for fen in [
+        "8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
+        "8/8/8/4k3/8/8/8/KQ6 b - - 0 1",
+        "8/8/8/4k3/8/8/8/KN6 w - - 0 1",
+        "8/8/8/8/8/8/4P3/4K1k1 w - - 0 1",
+        "4k3/8/4K3/4P3/8/8/8/8 b - - 0 1",
+        "8/8/8/8/8/2k5/2P5/2K5 w - - 0 1",
+    ] {
+        let out = retro(&["probe", fen, "--json", "--dir", tables]);
+        assert!(out.status.success(), "{}", all_output(&out));
+        let text = stdout_text(&out);
+        let class = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("\"category\": \""))
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("no category: {text}"))
+            .to_string();
+        let info = stockfish(out_dir.path(), fen, 10);
+        let tbhits: u64 = info
+            .split_whitespace()
+            .skip_while(|w| *w != "tbhits")
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(tbhits > 0, "{fen}: {info}");
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "score").unwrap();
+        let (unit, value): (&str, i64) = (words[at + 1], words[at + 2].parse().unwrap());
+        // A mate or a tablebase score (Stockfish 15.1 gives its wins 8,795 centipawns).
+        let sign = if unit == "mate" || value.abs() >= 1000 {
+            value.signum()
+        } else {
+            assert_eq!(
+                value, 0,
+                "{fen}: a score neither won, lost nor drawn: {info}"
+            );
+            0
+        };
+        let expected = match class.as_str() {
+            "win" => 1,
+            "loss" => -1,
+            _ => 0,
+        };
+        assert_eq!(sign, expected, "{fen}: proved {class}, Stockfish: {info}");
+        println!("stockfish: {fen}: proved {class}; {info}");
+    }
+}

@@ -38,7 +38,7 @@ pub mod unmove;
 
 pub use geometry::Geometry;
 pub use index::Indexer;
-pub use material::Material;
+pub use material::{piece_rank, Material};
 pub use position::{Man, Move, Position, TablePosition, MAX_MEN, TABLE_MEN};
 pub use restore::restore_illegal;
 pub use sqset::{Sq, SqSet};

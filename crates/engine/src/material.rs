@@ -56,6 +56,19 @@ fn value(piece: Piece) -> u32 {
     }
 }
 
+/// Pieces by value, pawn 1 to king 6: the order of shakmaty's `Role` and the kinds of
+/// Syzygy's file headers.
+pub fn piece_rank(piece: Piece) -> u8 {
+    match piece {
+        Piece::Pawn => 1,
+        Piece::Knight => 2,
+        Piece::Bishop => 3,
+        Piece::Rook => 4,
+        Piece::Queen => 5,
+        Piece::King => 6,
+    }
+}
+
 impl Material {
     /// The material with exactly these men (kings included).
     pub fn from_men(men: &[(Side, Piece)]) -> Material {

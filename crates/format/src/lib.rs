@@ -92,7 +92,7 @@ pub use packed::{
     install_restorer, pack, pack_with_exits, packed_file_name, Coder, DigitOrder, PackOptions,
     PackReport, PackedTable, Restore, Restorer,
 };
-pub use pair_code::{PairCode, PairCodeOptions};
+pub use pair_code::{PairCode, PairCodeOptions, PairGrammar};
 use table::{map_header, read_u32};
 pub use table::{read_header, Codes, Table};
 

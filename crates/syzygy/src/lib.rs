@@ -1,6 +1,7 @@
 //! Syzygy's files beside the proved tables: every position of a material, valued by a
 //! directory of Syzygy WDL (`.rtbw`) and DTZ (`.rtbz`) files, compared with the DTZ50 and
-//! WDL50 tables that `retro gen` built and `retro verify` proved.
+//! WDL50 tables that `retro gen` built and `retro verify` proved; and Syzygy files written from
+//! those tables ([`export`]).
 //!
 //! Owns: opening a directory of Syzygy files (through shakmaty-syzygy, the Rust reader of the
 //! format, GPL-3.0-or-later as this crate), turning the engine's positions into shakmaty's, and
@@ -13,7 +14,7 @@
 //! checkmated position is a loss in 0 plies here and −1 in Syzygy's convention ("a zeroing move
 //! before the loss"); both are accepted.
 //! Must never: trust a Syzygy file for a value (the proved tables are the reference, the file
-//! is what is checked), or write anything.
+//! is what is checked); the comparison writes nothing.
 //!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
@@ -27,6 +28,8 @@
 //! let err = retro_syzygy::check(&files, dir.path(), material, &|_| {}).unwrap_err();
 //! assert!(err.to_string().contains("KRvK"));
 //! ```
+
+pub mod export;
 
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, TablePosition, TABLE_MEN};
@@ -142,6 +145,11 @@ impl SyzygyFiles {
         self.wdl_materials.clone()
     }
 
+    /// Whether the directory has the DTZ file of `material` (Syzygy's name).
+    pub fn has_dtz(&self, material: &str) -> bool {
+        self.dir.join(format!("{material}.rtbz")).is_file()
+    }
+
     /// The class at a clock of 0 of a legal position, from its material's WDL file and those
     /// its captures reach: the reader's `probe_wdl_after_zeroing`, which is Fathom's
     /// `tb_probe_wdl` (shakmaty-syzygy's `probe_wdl` goes through the DTZ file instead, to
@@ -221,6 +229,9 @@ pub struct FileCheck {
     pub short_though_exact: u64,
     /// Positions whose class or DTZ differ.
     pub differences: u64,
+    /// Whether the classes alone were compared: the directory has no DTZ file of the
+    /// material.
+    pub wdl_only: bool,
     /// The first of them, in the order of the table (White to move first).
     pub first: Option<Difference>,
 }
@@ -346,8 +357,9 @@ fn failing_file(e: &ReaderError) -> Option<(String, bool)> {
 }
 
 /// Compares every legal position of `material` (both sides to move, en passant included)
-/// valued by `files` with the proved DTZ50 and WDL50 tables of `tables` (8×8); `progress` is
-/// told how many positions each finished stretch held.
+/// valued by `files` with the proved DTZ50 and WDL50 tables of `tables` (8×8): the classes,
+/// and the DTZ where `files` has the material's DTZ file; `progress` is told how many
+/// positions each finished stretch held.
 pub fn check(
     files: &SyzygyFiles,
     tables: &Path,
@@ -362,9 +374,14 @@ pub fn check(
     };
     let geo = Geometry::new(Board::STANDARD);
     let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
-    let dtz = open_proved(tables, TableKind::Dtz50, &name)?;
+    let wdl_only = !files.has_dtz(&name);
     let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
-    let rule = u32::from(dtz.header().rule_plies);
+    let dtz = if wdl_only {
+        None
+    } else {
+        Some(open_proved(tables, TableKind::Dtz50, &name)?)
+    };
+    let rule = u32::from(wdl.header().rule_plies);
     if rule != 100 {
         return Err(unsupported(format!(
             "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
@@ -390,15 +407,16 @@ pub fn check(
                 if failure.is_some() {
                     return;
                 }
-                let ours = match dtz.dtz(white, i) {
-                    Ok(Dtz::Illegal) => return,
-                    Ok(v) => v,
-                    Err(e) => return failure = Some(SyzygyError::Table(e)),
-                };
                 let class = match wdl.code(white, i).map(Wdl::from_code) {
+                    Ok(Some(Wdl::Illegal)) => return,
                     Ok(Some(c)) => c,
                     Ok(None) => return failure = Some(unsupported(format!("index {i}: no class"))),
                     Err(e) => return failure = Some(SyzygyError::Table(e)),
+                };
+                let ours = match dtz.as_ref().map(|dtz| dtz.dtz(white, i)) {
+                    Some(Ok(v)) => Some(v),
+                    Some(Err(e)) => return failure = Some(SyzygyError::Table(e)),
+                    None => None,
                 };
                 let Some(position) = p.and_then(|p| shakmaty_of(&geo, &p).map(|c| (p, c))) else {
                     return failure = Some(unsupported(format!(
@@ -410,11 +428,24 @@ pub fn check(
                     Ok(w) => reader_class(w),
                     Err(e) => return failure = Some(reader_error(e)),
                 };
+                out.positions += 1;
+                let Some(ours) = ours else {
+                    if theirs_class != class {
+                        out.differences += 1;
+                        if out.first.is_none() {
+                            out.first = Some(Difference {
+                                fen: p.to_natural(&geo).fen(),
+                                ours: class.name().to_string(),
+                                theirs: theirs_class.name().to_string(),
+                            });
+                        }
+                    }
+                    return;
+                };
                 let theirs_dtz = match files.tables.probe_dtz(&chess) {
                     Ok(d) => d,
                     Err(e) => return failure = Some(reader_error(e)),
                 };
-                out.positions += 1;
                 let agreement = dtz_agreement(ours, theirs_dtz);
                 match agreement {
                     Agreement::Equal => out.dtz_equal += 1,
@@ -449,6 +480,7 @@ pub fn check(
         .collect::<Result<_, _>>()?;
     let mut total = FileCheck {
         material: name,
+        wdl_only,
         ..FileCheck::default()
     };
     for c in checks {

@@ -124,17 +124,7 @@ pub fn class_rank(class: Wdl) -> u8 {
     }
 }
 
-/// Pieces by value, as shakmaty's `Role` orders them (pawn lowest).
-pub fn piece_rank(piece: Piece) -> u8 {
-    match piece {
-        Piece::Pawn => 1,
-        Piece::Knight => 2,
-        Piece::Bishop => 3,
-        Piece::Rook => 4,
-        Piece::Queen => 5,
-        Piece::King => 6,
-    }
-}
+pub use retro_engine::piece_rank;
 
 impl Tablebase {
     /// The value under the fifty-move rule of a legal position, for its side to move, from

@@ -5,7 +5,9 @@
 //! ([`PairCode::stored_bytes`]), reading one entry ([`PairCode::get`]) and a whole stream back
 //! ([`PairCode::decode_all`]) — and [`PairDirectory`], everything of a code but its blocks:
 //! its bytes as a file stores them ([`PairDirectory::to_bytes`], read back and checked by
-//! [`PairDirectory::from_bytes`]) and the decoding of one block a reader has read.
+//! [`PairDirectory::from_bytes`]) and the decoding of one block a reader has read — and, for a
+//! writer with a layout of its own (Syzygy's files), the pairs alone ([`PairGrammar`]) and the
+//! code lengths ([`huffman_lengths`]).
 //! Must never: know what the values mean. Which entries are don't-cares, and what they are
 //! filled with, is the caller's choice: the coder keeps every value it is given.
 //!
@@ -58,6 +60,9 @@ pub struct PairCodeOptions {
     pub pairs_per_round: usize,
     /// How often a pair must occur to become a symbol.
     pub min_pair_count: u32,
+    /// Pairs nested in a symbol at most: a value is 0 deep, a pair one more than the deeper of
+    /// its two symbols (shakmaty-syzygy opens no Syzygy file with symbols deeper than 16).
+    pub max_pair_depth: u8,
 }
 
 impl Default for PairCodeOptions {
@@ -69,6 +74,7 @@ impl Default for PairCodeOptions {
             max_code_bits: 32,
             pairs_per_round: 64,
             min_pair_count: 16,
+            max_pair_depth: u8::MAX,
         }
     }
 }
@@ -85,7 +91,7 @@ pub const MAX_BLOCK_ENTRIES: u32 = 1 << 16;
 
 /// What a symbol stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Symbol {
+pub enum Symbol {
     /// One entry of this value.
     Value(u16),
     /// The entries of the first symbol, then those of the second.
@@ -142,15 +148,25 @@ pub struct PairDirectory {
     marks: Vec<(u32, u32)>,
 }
 
-impl PairCode {
-    /// Codes `values` within `options`.
+/// Step 1 of the [module documentation](self) alone: the symbols a stream's pairs make and the
+/// stream in them, for a writer that codes and lays them out its own way (Syzygy's files).
+#[derive(Debug, Clone)]
+pub struct PairGrammar {
+    /// The symbols: the stream's distinct values in increasing order, then the pairs, each
+    /// made of symbols before it.
+    pub symbols: Vec<Symbol>,
+    /// Entries each symbol stands for.
+    pub lengths: Vec<u32>,
+    /// The stream, in symbols.
+    pub stream: Vec<u16>,
+}
+
+impl PairGrammar {
+    /// The pairs of `values` within `options` (its coding and block fields are not used).
     ///
     /// # Panics
-    /// If `options` allow fewer symbols than `values` has distinct values, a block of fewer
-    /// bytes than the longest code, or codes of more than 57 bits.
-    pub fn build(values: &[u16], options: PairCodeOptions) -> PairCode {
-        assert!(options.max_code_bits >= 1 && options.max_code_bits <= 57);
-        assert!(options.block_bytes * 8 >= usize::from(options.max_code_bits));
+    /// If `options` allow fewer symbols than `values` has distinct values.
+    pub fn build(values: &[u16], options: &PairCodeOptions) -> PairGrammar {
         // The values, as symbols numbered in order of value.
         let mut present = vec![false; 1 << 16];
         for &v in values {
@@ -174,12 +190,34 @@ impl PairCode {
         }
         let mut stream: Vec<u16> = values.iter().map(|&v| number[usize::from(v)]).collect();
         let mut lengths = vec![1u32; symbols.len()];
-        substitute_pairs(&mut stream, &mut symbols, &mut lengths, &options);
+        substitute_pairs(&mut stream, &mut symbols, &mut lengths, options);
+        PairGrammar {
+            symbols,
+            lengths,
+            stream,
+        }
+    }
+}
+
+impl PairCode {
+    /// Codes `values` within `options`.
+    ///
+    /// # Panics
+    /// If `options` allow fewer symbols than `values` has distinct values, a block of fewer
+    /// bytes than the longest code, or codes of more than 57 bits.
+    pub fn build(values: &[u16], options: PairCodeOptions) -> PairCode {
+        assert!(options.max_code_bits >= 1 && options.max_code_bits <= 57);
+        assert!(options.block_bytes * 8 >= usize::from(options.max_code_bits));
+        let PairGrammar {
+            symbols,
+            lengths,
+            stream,
+        } = PairGrammar::build(values, &options);
         let mut counts = vec![0u64; symbols.len()];
         for &s in &stream {
             counts[usize::from(s)] += 1;
         }
-        let code = Canonical::new(&code_lengths(&counts, options.max_code_bits));
+        let code = Canonical::new(&huffman_lengths(&counts, options.max_code_bits));
         // Blocks of each size from the smallest that holds a code up to `block_bytes`, in
         // powers of two; the size that stores smallest is kept (a stream of long symbols fills
         // small blocks before it reaches a block's entry limit).
@@ -545,6 +583,13 @@ fn substitute_pairs(
 ) {
     let max_symbols = options.max_symbols.min(MAX_SYMBOLS);
     let mut replace: Option<Vec<u16>> = None;
+    let mut depths: Vec<u8> = symbols
+        .iter()
+        .map(|s| match s {
+            Symbol::Value(_) => 0,
+            Symbol::Pair(..) => u8::MAX,
+        })
+        .collect();
     while symbols.len() < max_symbols && stream.len() >= 2 {
         let n = symbols.len();
         let mut candidates: Vec<(u32, u16, u16)> = pair_counts(stream, n)
@@ -552,6 +597,7 @@ fn substitute_pairs(
             .filter(|&(c, _, _)| c >= options.min_pair_count.max(2))
             .filter(|&(_, a, b)| {
                 lengths[usize::from(a)] + lengths[usize::from(b)] <= options.max_symbol_entries
+                    && depths[usize::from(a)].max(depths[usize::from(b)]) < options.max_pair_depth
             })
             .collect();
         candidates.sort_unstable_by(|x, y| y.cmp(x));
@@ -576,6 +622,7 @@ fn substitute_pairs(
             replace[ai * max_symbols + bi] = symbols.len() as u16;
             chosen_pairs.push(ai * max_symbols + bi);
             lengths.push(lengths[ai] + lengths[bi]);
+            depths.push(depths[ai].max(depths[bi]) + 1);
             symbols.push(Symbol::Pair(a, b));
             chosen += 1;
         }
@@ -758,7 +805,7 @@ impl Canonical {
 /// Huffman code lengths for `counts` (0 where a count is 0), none longer than `max_bits`: a
 /// Huffman tree built from the counts, built again from halved counts while it is too deep.
 /// A lone symbol gets one bit; no symbol, no code.
-fn code_lengths(counts: &[u64], max_bits: u8) -> Vec<u8> {
+pub fn huffman_lengths(counts: &[u64], max_bits: u8) -> Vec<u8> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let used: Vec<usize> = (0..counts.len()).filter(|&s| counts[s] > 0).collect();

@@ -180,7 +180,7 @@ fn code_lengths_form_a_prefix_code() {
     // than the counts ask for.
     let counts = [1u64, 1, 2, 4, 8, 16, 32, 64, 0, 128];
     for max in [4u8, 9, 32] {
-        let bits = code_lengths(&counts, max);
+        let bits = huffman_lengths(&counts, max);
         assert!(bits.iter().all(|&b| b <= max));
         assert_eq!(bits[8], 0);
         let kraft: f64 = bits

@@ -1,0 +1,138 @@
+//! `retro export --syzygy DIR`: Syzygy WDL files written from the proved WDL50 tables
+//! (`retro_syzygy::export`), each read back through shakmaty-syzygy and compared with the
+//! proved table, position by position, before it is reported.
+//!
+//! Owns: choosing the materials, the progress and the report.
+//! Must never: write a file the check did not read back equal to the proved table without
+//! saying so and exiting 1.
+
+use crate::support::{human_bytes, kind_tables_in, tables_dir};
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use retro_engine::Material;
+use retro_format::TableKind;
+use retro_rules::Board;
+use retro_syzygy::export::export_wdl;
+use retro_syzygy::{check, SyzygyFiles};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Writes the Syzygy WDL files of `materials` (default: every table of three men or more
+/// with a WDL50 table in the tables directory) into `out`, and reads each back.
+pub fn export_syzygy(
+    out: &Path,
+    materials: &[String],
+    dir: Option<PathBuf>,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let dir = tables_dir(dir);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let mut list: Vec<Material> = if materials.is_empty() {
+        kind_tables_in(&dir, Board::STANDARD, TableKind::Wdl50)?
+            .into_iter()
+            .filter(|m| m.len() >= 3)
+            .collect()
+    } else {
+        materials
+            .iter()
+            .map(|name| {
+                name.parse::<Material>()
+                    .map(|m| m.canonical().0)
+                    .map_err(|e| anyhow!("{name}: {e}"))
+            })
+            .collect::<Result<_>>()?
+    };
+    list.sort_by_key(|m| (m.len(), m.to_string()));
+    list.dedup();
+    if list.is_empty() {
+        bail!(
+            "no WDL50 table of three men or more in {} (build them with `retro gen --kinds \
+             fifty`)",
+            dir.display()
+        );
+    }
+    let start = Instant::now();
+    let (mut written, mut bytes) = (0usize, 0u64);
+    for m in &list {
+        let began = Instant::now();
+        let spinner = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new_spinner()
+        };
+        spinner.set_message(format!("{m}: choosing a layout and writing"));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+        let file = export_wdl(&dir, *m, out).map_err(|e| anyhow!("{e}"));
+        spinner.finish_and_clear();
+        let file = file?;
+        written += 1;
+        bytes += file.bytes;
+        println!(
+            "{m:>10}  {} ({} bytes): {} indices × {} side{}, {} reached by no position ({:.1} s)",
+            file.path.display(),
+            file.bytes,
+            file.indices,
+            file.sides,
+            if file.sides == 1 { "" } else { "s" },
+            file.unreached,
+            began.elapsed().as_secs_f64()
+        );
+    }
+    // Read back: every legal position's class through shakmaty-syzygy against the proved
+    // table; the smaller tables the captures reach are in `out` too.
+    let files = SyzygyFiles::open(out)?;
+    let mut failed = 0usize;
+    let mut positions = 0u64;
+    for m in &list {
+        let entries = retro_engine::Indexer::new(&retro_engine::Geometry::new(Board::STANDARD), *m)
+            .map_or(0, |i| 2 * i.size());
+        let bar = if quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(entries)
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>22} {bar:30} {human_pos:>12}/{human_len} entries  {elapsed} (~{eta} left)",
+            )
+            .expect("a valid template"),
+        );
+        bar.set_prefix(format!("reading back {m}"));
+        let c = check(&files, &dir, *m, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        let c = c.map_err(|e| match e {
+            retro_syzygy::SyzygyError::Missing { .. } => anyhow!(
+                "{e}: the readers look a capture up in the file of the table it leads into; \
+                 export those tables into the same directory too"
+            ),
+            e => anyhow!("{e}"),
+        })?;
+        positions += c.positions;
+        if let Some(d) = &c.first {
+            println!(
+                "{m:>10}  FAIL: {} of {} positions read back differently; the first: {}: \
+                 proved {}, the written file {}",
+                c.differences, c.positions, d.fen, d.ours, d.theirs
+            );
+            failed += 1;
+        }
+    }
+    println!(
+        "{written} Syzygy WDL files, {} ({bytes} bytes), in {}; read back by shakmaty-syzygy: \
+         {positions} positions, both sides to move, {} ({:.1} s)",
+        human_bytes(bytes),
+        out.display(),
+        if failed == 0 {
+            "every class as proved".to_string()
+        } else {
+            format!("{failed} files differ")
+        },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,43 @@
+//! Syzygy WDL files written from proved tables and read back by shakmaty-syzygy: every legal
+//! position of each table, both sides to move, its class as the proved WDL50 table's.
+
+use retro_engine::Material;
+use retro_gen::{Builder, Metric, Silent};
+use retro_rules::Board;
+use retro_syzygy::export::export_wdl;
+use retro_syzygy::{check, SyzygyFiles};
+
+/// Tables of three and four men: three men alone of their kind leading (KQvKR), the kings
+/// leading (KRRvK), a material whose two sides are alike (KBvKB), a pawn leading (KPvK), and
+/// those their captures and promotions reach.
+fn materials() -> Vec<Material> {
+    [
+        "KRvK", "KQvK", "KBvK", "KNvK", "KQvKR", "KRRvK", "KBvKB", "KPvK",
+    ]
+    .iter()
+    .map(|m| Material::parse(m).unwrap())
+    .collect()
+}
+
+#[test]
+fn written_files_read_back_as_proved() {
+    let tables = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let materials = materials();
+    Builder::new(Board::STANDARD, tables.path())
+        .with_metrics(&[Metric::Fifty])
+        .build(&materials, &Silent)
+        .unwrap();
+    for &m in &materials {
+        let written = export_wdl(tables.path(), m, out.path()).unwrap();
+        assert_eq!(written.bytes % 64, 16, "{m}");
+    }
+    let files = SyzygyFiles::open(out.path()).unwrap();
+    assert_eq!(files.materials().len(), materials.len());
+    for &m in &materials {
+        let c = check(&files, tables.path(), m, &|_| {}).unwrap();
+        assert!(c.wdl_only);
+        assert!(c.positions > 0, "{m}");
+        assert_eq!(c.differences, 0, "{m}: first {:?}", c.first);
+    }
+}
