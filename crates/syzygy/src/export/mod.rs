@@ -192,15 +192,11 @@ fn candidate_layouts(men: &[SyzygyMan]) -> Vec<Vec<Layout>> {
     };
     let (white_pawns, black_pawns) = (pawns(false), pawns(true));
     if white_pawns + black_pawns == 0 {
-        // The leading group's weight the largest first: it coded smallest for most sides of
-        // the four-man tables, and a search cut short by its budget tries these first.
         let mut out = Vec::new();
-        for last in [true, false] {
-            for (listed, lead) in Layout::listings(men) {
-                let groups = Layout::new(listed.clone(), lead, 0).groups.len() as u8;
-                for order in (0..groups).filter(|&o| (o == groups - 1) == last) {
-                    out.push(vec![Layout::new(listed.clone(), lead, order)]);
-                }
+        for (listed, lead) in Layout::listings(men) {
+            let groups = Layout::new(listed.clone(), lead, 0).groups.len() as u8;
+            for order in 0..groups {
+                out.push(vec![Layout::new(listed.clone(), lead, order)]);
             }
         }
         return out;
