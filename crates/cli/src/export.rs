@@ -7,8 +7,9 @@
 //! saying so and exiting 1.
 
 use crate::support::{human_bytes, kind_tables_in, tables_dir};
+use crate::verify_syzygy::check_bar;
 use anyhow::{anyhow, bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use retro_engine::Material;
 use retro_format::TableKind;
 use retro_rules::Board;
@@ -85,20 +86,7 @@ pub fn export_syzygy(
     let mut failed = 0usize;
     let mut positions = 0u64;
     for m in &list {
-        let entries = retro_engine::Indexer::new(&retro_engine::Geometry::new(Board::STANDARD), *m)
-            .map_or(0, |i| 2 * i.size());
-        let bar = if quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new(entries)
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix:>22} {bar:30} {human_pos:>12}/{human_len} entries  {elapsed} (~{eta} left)",
-            )
-            .expect("a valid template"),
-        );
-        bar.set_prefix(format!("reading back {m}"));
+        let bar = check_bar(format!("reading back {m}"), *m, quiet);
         let c = check(&files, &dir, *m, &|n| bar.inc(n));
         bar.finish_and_clear();
         let c = c.map_err(|e| match e {

@@ -14,11 +14,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-fn bar(material: &str, positions: u64, quiet: bool) -> ProgressBar {
+/// A bar over the entries of both sides of `material`'s table (8×8), as a check of its Syzygy
+/// file walks them, its prefix `prefix`; hidden when `quiet`.
+pub(crate) fn check_bar(prefix: String, material: Material, quiet: bool) -> ProgressBar {
+    let entries =
+        retro_engine::Indexer::new(&retro_engine::Geometry::new(Board::STANDARD), material)
+            .map_or(0, |i| 2 * i.size());
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(positions)
+        ProgressBar::new(entries)
     };
     bar.set_style(
         ProgressStyle::with_template(
@@ -26,7 +31,7 @@ fn bar(material: &str, positions: u64, quiet: bool) -> ProgressBar {
         )
         .expect("a valid template"),
     );
-    bar.set_prefix(format!("syzygy {material}"));
+    bar.set_prefix(prefix);
     bar
 }
 
@@ -65,10 +70,7 @@ pub fn verify_syzygy(
                 continue;
             }
         }
-        let entries = retro_engine::Indexer::new(&retro_engine::Geometry::new(board), canonical)
-            .map(|i| 2 * i.size())
-            .unwrap_or(0);
-        let progress = bar(name, entries, quiet);
+        let progress = check_bar(format!("syzygy {name}"), canonical, quiet);
         let began = Instant::now();
         let result = check(&files, &dir, canonical, &|n| progress.inc(n));
         progress.finish_and_clear();

@@ -314,21 +314,7 @@ impl Layout {
         if let Some((_, both)) = self.pawns {
             return self.pawn_index(sq, both);
         }
-        if file_of(sq[0]) >= 4 {
-            sq.iter_mut().for_each(|s| *s = flip_horizontal(*s));
-        }
-        if rank_of(sq[0]) >= 4 {
-            sq.iter_mut().for_each(|s| *s = flip_vertical(*s));
-        }
-        for i in 0..self.groups[0] {
-            if on_diagonal(sq[i]) {
-                continue;
-            }
-            if rank_of(sq[i]) > file_of(sq[i]) {
-                sq[i..].iter_mut().for_each(|s| *s = flip_diagonal(*s));
-            }
-            break;
-        }
+        turn_into_triangle(sq, self.groups[0]);
         let lead = match &self.kings {
             Some(kings) => {
                 let number = kings[triangle(sq[0]) as usize][usize::from(sq[1])];
@@ -469,6 +455,27 @@ fn weights(groups: &[usize], lead: (u8, u64), pawns: (u8, u64)) -> Vec<u64> {
     factors
 }
 
+/// Turns a pawnless placement as the readers do: the first man into the a1–d1–d4 triangle
+/// and, where the first men of the leading group (`lead` men) stand on the diagonal, the
+/// first of them off it below the diagonal.
+fn turn_into_triangle(sq: &mut [Square], lead: usize) {
+    if file_of(sq[0]) >= 4 {
+        sq.iter_mut().for_each(|s| *s = flip_horizontal(*s));
+    }
+    if rank_of(sq[0]) >= 4 {
+        sq.iter_mut().for_each(|s| *s = flip_vertical(*s));
+    }
+    for i in 0..lead {
+        if on_diagonal(sq[i]) {
+            continue;
+        }
+        if rank_of(sq[i]) > file_of(sq[i]) {
+            sq[i..].iter_mut().for_each(|s| *s = flip_diagonal(*s));
+        }
+        break;
+    }
+}
+
 /// The number of three men each alone of its kind, the first in the triangle: off the
 /// diagonal, its triangle number and the others' squares among those left; on it, the first
 /// man off the diagonal below it, those before it on the diagonal by rank.
@@ -580,24 +587,8 @@ mod tests {
         for a in 0..64u8 {
             for b in (0..64u8).filter(|&b| b != a) {
                 for c in (0..64u8).filter(|&c| c != a && c != b) {
-                    let layout_squares = [a, b, c];
-                    let mut sq = layout_squares;
-                    // The readers' turning of the board, as `Layout::index` does it.
-                    if file_of(sq[0]) >= 4 {
-                        sq.iter_mut().for_each(|s| *s = flip_horizontal(*s));
-                    }
-                    if rank_of(sq[0]) >= 4 {
-                        sq.iter_mut().for_each(|s| *s = flip_vertical(*s));
-                    }
-                    for i in 0..3 {
-                        if on_diagonal(sq[i]) {
-                            continue;
-                        }
-                        if rank_of(sq[i]) > file_of(sq[i]) {
-                            sq[i..].iter_mut().for_each(|s| *s = flip_diagonal(*s));
-                        }
-                        break;
-                    }
+                    let mut sq = [a, b, c];
+                    turn_into_triangle(&mut sq, 3);
                     let n = unique_triple(sq[0], sq[1], sq[2]);
                     assert!(n < UNIQUE_TRIPLE_PLACEMENTS, "{a} {b} {c}: {n}");
                     seen[n as usize] = true;
