@@ -1,6 +1,6 @@
-//! `retro export --syzygy DIR`: Syzygy WDL files written from the proved WDL50 tables
-//! (`retro_syzygy::export`), each read back through shakmaty-syzygy and compared with the
-//! proved table, position by position, before it is reported.
+//! `retro export --syzygy DIR`: Syzygy WDL and DTZ files written from the proved WDL50 and
+//! DTZ50 tables (`retro_syzygy::export`), each read back through shakmaty-syzygy and compared
+//! with the proved tables, position by position, before it is reported.
 //!
 //! Owns: choosing the materials, the progress and the report.
 //! Must never: write a file the check did not read back equal to the proved table without
@@ -13,18 +13,21 @@ use indicatif::ProgressBar;
 use retro_engine::Material;
 use retro_format::TableKind;
 use retro_rules::Board;
-use retro_syzygy::export::export_wdl;
+use retro_syzygy::export::dtz::export_dtz;
+use retro_syzygy::export::{export_wdl, Exported};
 use retro_syzygy::{check, SyzygyFiles};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Writes the Syzygy WDL files of `materials` (default: every table of three men or more
-/// with a WDL50 table in the tables directory) into `out`, and reads each back.
+/// Writes the Syzygy WDL and DTZ files (WDL alone with `wdl_only`) of `materials` (default:
+/// every table of three men or more with a WDL50 table in the tables directory) into `out`,
+/// and reads each back.
 pub fn export_syzygy(
     out: &Path,
     materials: &[String],
     dir: Option<PathBuf>,
+    wdl_only: bool,
     quiet: bool,
 ) -> Result<ExitCode> {
     let dir = tables_dir(dir);
@@ -55,36 +58,44 @@ pub fn export_syzygy(
     }
     let start = Instant::now();
     let (mut written, mut bytes) = (0usize, 0u64);
-    for m in &list {
-        let began = Instant::now();
-        let spinner = if quiet {
-            ProgressBar::hidden()
-        } else {
-            ProgressBar::new_spinner()
-        };
-        spinner.set_message(format!("{m}: choosing a layout and writing"));
-        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-        let file = export_wdl(&dir, *m, out).map_err(|e| anyhow!("{e}"));
-        spinner.finish_and_clear();
-        let file = file?;
-        written += 1;
-        bytes += file.bytes;
-        println!(
-            "{m:>10}  {} ({} bytes): {} indices × {} side{}, {} reached by no position ({:.1} s)",
-            file.path.display(),
-            file.bytes,
-            file.indices,
-            file.sides,
-            if file.sides == 1 { "" } else { "s" },
-            file.unreached,
-            began.elapsed().as_secs_f64()
-        );
+    type Export = fn(&Path, Material, &Path) -> Result<Exported, retro_syzygy::SyzygyError>;
+    let mut kinds: Vec<(&str, Export)> = vec![("WDL", export_wdl)];
+    if !wdl_only {
+        kinds.push(("DTZ", export_dtz));
     }
-    // Read back: every legal position's class through shakmaty-syzygy against the proved
-    // table; the smaller tables the captures reach are in `out` too.
+    for m in &list {
+        for (kind, export) in &kinds {
+            let began = Instant::now();
+            let spinner = if quiet {
+                ProgressBar::hidden()
+            } else {
+                ProgressBar::new_spinner()
+            };
+            spinner.set_message(format!("{m}: choosing a {kind} layout and writing"));
+            spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+            let file = export(&dir, *m, out).map_err(|e| anyhow!("{e}"));
+            spinner.finish_and_clear();
+            let file = file?;
+            written += 1;
+            bytes += file.bytes;
+            println!(
+                "{m:>10}  {} ({} bytes): {} indices × {} side{}, {} reached by no position \
+                 ({:.1} s)",
+                file.path.display(),
+                file.bytes,
+                file.indices,
+                file.sides,
+                if file.sides == 1 { "" } else { "s" },
+                file.unreached,
+                began.elapsed().as_secs_f64()
+            );
+        }
+    }
+    // Read back: every legal position's class (and DTZ) through shakmaty-syzygy against the
+    // proved tables; the smaller tables the captures reach are in `out` too.
     let files = SyzygyFiles::open(out)?;
     let mut failed = 0usize;
-    let mut positions = 0u64;
+    let (mut positions, mut equal, mut short) = (0u64, 0u64, 0u64);
     for m in &list {
         let bar = check_bar(format!("reading back {m}"), *m, quiet);
         let c = check(&files, &dir, *m, &|n| bar.inc(n));
@@ -97,6 +108,8 @@ pub fn export_syzygy(
             e => anyhow!("{e}"),
         })?;
         positions += c.positions;
+        equal += c.dtz_equal;
+        short += c.dtz_one_ply_short;
         if let Some(d) = &c.first {
             println!(
                 "{m:>10}  FAIL: {} of {} positions read back differently; the first: {}: \
@@ -104,17 +117,32 @@ pub fn export_syzygy(
                 c.differences, c.positions, d.fen, d.ours, d.theirs
             );
             failed += 1;
+        } else if c.short_though_exact > 0 {
+            println!(
+                "{m:>10}  FAIL: {} positions read back one ply short where the file says it \
+                 stores plies",
+                c.short_though_exact
+            );
+            failed += 1;
         }
     }
+    let dtz = if wdl_only {
+        String::new()
+    } else {
+        format!(
+            "; DTZ: {equal} equal, {short} one ply short (cursed wins and blessed losses, \
+             which the format keeps in moves)"
+        )
+    };
     println!(
-        "{written} Syzygy WDL files, {} ({bytes} bytes), in {}; read back by shakmaty-syzygy: \
-         {positions} positions, both sides to move, {} ({:.1} s)",
+        "{written} Syzygy files, {} ({bytes} bytes), in {}; read back by shakmaty-syzygy: \
+         {positions} positions, both sides to move, {}{dtz} ({:.1} s)",
         human_bytes(bytes),
         out.display(),
         if failed == 0 {
             "every class as proved".to_string()
         } else {
-            format!("{failed} files differ")
+            format!("{failed} materials differ")
         },
         start.elapsed().as_secs_f64()
     );

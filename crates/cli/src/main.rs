@@ -278,10 +278,11 @@ enum Command {
         #[arg(long, value_name = "DIR", conflicts_with_all = ["resume", "distributed", "kinds"])]
         syzygy: Option<PathBuf>,
     },
-    /// Write Syzygy WDL files (`.rtbw`, read by Fathom, Stockfish, python-chess and
-    /// shakmaty-syzygy) from the proved WDL50 tables, and read each back through
-    /// shakmaty-syzygy against its table: every legal position, both sides to move. DTZ
-    /// files are not written yet.
+    /// Write Syzygy WDL and DTZ files (`.rtbw`, `.rtbz`, read by Fathom, Stockfish,
+    /// python-chess and shakmaty-syzygy) from the proved WDL50 and DTZ50 tables, and read each
+    /// back through shakmaty-syzygy against its tables: every legal position, both sides to
+    /// move, the class exactly, DTZ exactly for wins and losses (cursed wins and blessed
+    /// losses in the format's moves, at most one ply short).
     Export {
         /// Materials (default: every table of three men or more in the directory).
         materials: Vec<String>,
@@ -291,6 +292,9 @@ enum Command {
         /// The tables directory (default: $RETRO_TABLES, else ./tables).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Write the WDL files alone.
+        #[arg(long)]
+        wdl_only: bool,
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
@@ -835,8 +839,9 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             materials,
             syzygy,
             dir,
+            wdl_only,
             quiet,
-        } => export::export_syzygy(&syzygy, &materials, dir, quiet),
+        } => export::export_syzygy(&syzygy, &materials, dir, wdl_only, quiet),
         Command::Prove {
             target,
             stm,

@@ -84,19 +84,21 @@ pub fn verify_syzygy(
                 let figures = if c.wdl_only {
                     format!(
                         "{} positions, both sides to move, classes equal; no DTZ file, so no \
-                         DTZ compared ({:.1} s)",
+                         DTZ compared; {} ({:.1} s)",
                         c.positions,
+                        checksums(c.checksums),
                         began.elapsed().as_secs_f64()
                     )
                 } else {
                     format!(
                         "{} positions, both sides to move, classes equal; DTZ equal at {}, one \
                          ply short in the file at {} ({} of them read as exact), as \
-                         python-chess documents its rounding ({:.1} s)",
+                         python-chess documents its rounding; {} ({:.1} s)",
                         c.positions,
                         c.dtz_equal,
                         c.dtz_one_ply_short,
                         c.short_though_exact,
+                        checksums(c.checksums),
                         began.elapsed().as_secs_f64()
                     )
                 };
@@ -129,4 +131,13 @@ pub fn verify_syzygy(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// How many of a material's files carried the generator's checksum, all found right.
+fn checksums(n: u32) -> String {
+    match n {
+        0 => "no checksum in its files".into(),
+        1 => "its one checksum right".into(),
+        n => format!("{n} checksums right"),
+    }
 }

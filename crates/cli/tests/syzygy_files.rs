@@ -74,28 +74,53 @@ fn damaged(file: &str, damage: impl FnOnce(&mut Vec<u8>)) -> tempfile::TempDir {
     dir
 }
 
+/// Sets the generator's checksum of a file's bytes in its last 16 again.
+fn checksum_made_right(bytes: &mut [u8]) {
+    let n = bytes.len();
+    let sum = retro_syzygy::checksum::checksum(&bytes[..n - 16]);
+    bytes[n - 16..].copy_from_slice(&sum);
+}
+
 #[test]
 fn a_changed_entry_is_found_and_named() {
-    // Every byte past the header of KPvK's WDL file changed in turn until the check fails; a
-    // change that leaves every value as it was (a padding byte) passes, and is tried past.
+    // Bytes past the header of KPvK's WDL file changed in turn, the checksum made right again
+    // each time: the check fails naming a position (or, where the change breaks the code
+    // itself, naming the file the reader could not decode); a change that leaves every value
+    // as it was (a padding byte) passes.
     let length = std::fs::read(peer_files().join("KPvK.rtbw")).unwrap().len();
-    let mut failures = 0;
-    for at in (64..length).step_by(length / 12) {
-        let dir = damaged("KPvK.rtbw", |b| b[at] ^= 0x10);
+    let (mut named, mut undecodable) = (0, 0);
+    for at in (64..length - 16).step_by(length / 12) {
+        let dir = damaged("KPvK.rtbw", |b| {
+            b[at] ^= 0x10;
+            checksum_made_right(b);
+        });
         let out = verify_syzygy(dir.path(), proved(), &["KPvK"]);
         if out.status.success() {
             continue;
         }
         let text = stdout_text(&out);
         assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
-        assert!(
-            text.contains("positions differ; the first:") || text.contains("KPvK.rtbw"),
-            "{text}"
-        );
-        failures += 1;
+        if text.contains("positions differ; the first:") {
+            named += 1;
+        } else {
+            assert!(text.contains("KPvK.rtbw is damaged"), "{text}");
+            undecodable += 1;
+        }
     }
-    assert!(failures > 0, "no changed byte of KPvK.rtbw was found");
-    println!("syzygy files: {failures} of 12 changed bytes of KPvK.rtbw found");
+    assert!(named > 0, "no changed byte of KPvK.rtbw named a position");
+    println!(
+        "syzygy files: of 12 changed bytes of KPvK.rtbw, {named} named a position, \
+         {undecodable} the file"
+    );
+    // The same change with the checksum left as it was: the file is refused, named.
+    let dir = damaged("KPvK.rtbw", |b| b[64] ^= 0x10);
+    let out = verify_syzygy(dir.path(), proved(), &["KPvK"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let text = stdout_text(&out);
+    assert!(
+        text.contains("KPvK.rtbw") && text.contains("checksum"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -193,21 +218,26 @@ fn exported_files_pass_the_syzygy_check_and_what_cannot_be_written_is_refused() 
     let out = retro(&["export", "--syzygy", syzygy, "--dir", tables, "--quiet"]);
     assert!(out.status.success(), "{}", all_output(&out));
     let text = stdout_text(&out);
-    assert!(text.contains("5 Syzygy WDL files"), "{text}");
+    assert!(text.contains("10 Syzygy files"), "{text}");
     assert!(text.contains("every class as proved"), "{text}");
-    // The certified check reads them as it reads the generator's, classes alone.
+    // Wins and losses are stored in plies: no DTZ read back is short of the proved one but
+    // those the format keeps in moves (KPvK and its promotions have no cursed win).
+    assert!(text.contains(" equal, 0 one ply short"), "{text}");
+    // The certified check reads them as it reads the generator's, DTZ included.
     let out = verify_syzygy(out_dir.path(), proved(), &[]);
     assert!(out.status.success(), "{}", all_output(&out));
     let text = stdout_text(&out);
     assert!(text.contains("5 of 5 materials"), "{text}");
-    assert!(text.contains("no DTZ file"), "{text}");
+    assert!(!text.contains("no DTZ file"), "{text}");
     // The generator's files and ours: both answer every position alike, ours no larger than
     // twice the generator's.
     for material in MATERIALS {
-        let file = format!("{material}.rtbw");
-        let ours = std::fs::metadata(out_dir.path().join(&file)).unwrap().len();
-        let theirs = std::fs::metadata(peer_files().join(&file)).unwrap().len();
-        assert!(ours <= 2 * theirs, "{file}: {ours} bytes against {theirs}");
+        for extension in ["rtbw", "rtbz"] {
+            let file = format!("{material}.{extension}");
+            let ours = std::fs::metadata(out_dir.path().join(&file)).unwrap().len();
+            let theirs = std::fs::metadata(peer_files().join(&file)).unwrap().len();
+            assert!(ours <= 2 * theirs, "{file}: {ours} bytes against {theirs}");
+        }
     }
     // A material without tables, a misspelt one and two kings alone are named.
     for (material, words) in [("KQvKQ", "KQvKQ"), ("KXvK", "KXvK"), ("KvK", "two kings")] {

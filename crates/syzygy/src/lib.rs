@@ -13,8 +13,11 @@
 //! ply short are accepted and counted apart, those the reader called exact among them. A
 //! checkmated position is a loss in 0 plies here and −1 in Syzygy's convention ("a zeroing move
 //! before the loss"); both are accepted.
+//! A file that carries the generator's checksum ([`checksum`]) is refused, named, when the
+//! checksum is wrong, before any position is compared.
 //! Must never: trust a Syzygy file for a value (the proved tables are the reference, the file
-//! is what is checked); the comparison writes nothing.
+//! is what is checked; a right checksum says only that the file is as it was written); the
+//! comparison writes nothing.
 //!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
@@ -29,6 +32,7 @@
 //! assert!(err.to_string().contains("KRvK"));
 //! ```
 
+pub mod checksum;
 pub mod export;
 
 use rayon::prelude::*;
@@ -150,6 +154,37 @@ impl SyzygyFiles {
         self.dir.join(format!("{material}.rtbz")).is_file()
     }
 
+    /// Reads the material's WDL and DTZ files whole and tests the checksum each carries
+    /// ([`checksum`]): how many carried one, or the file whose checksum is wrong, named.
+    pub fn test_checksums(&self, material: &str) -> Result<u32, SyzygyError> {
+        let mut found = 0;
+        for extension in ["rtbw", "rtbz"] {
+            let file = format!("{material}.{extension}");
+            let path = self.dir.join(&file);
+            if !path.is_file() {
+                continue;
+            }
+            let damaged = |reason: String| SyzygyError::Damaged {
+                material: material.to_string(),
+                file: file.clone(),
+                reason,
+            };
+            let bytes = std::fs::read(&path).map_err(|e| damaged(e.to_string()))?;
+            let Some((body, stored)) = checksum::stored_checksum(&bytes) else {
+                continue;
+            };
+            if checksum::checksum(body) != stored {
+                return Err(damaged(
+                    "its checksum (the last 16 bytes, CityHash as the Syzygy generator's \
+                     tbcheck computes it) is not that of its contents"
+                        .into(),
+                ));
+            }
+            found += 1;
+        }
+        Ok(found)
+    }
+
     /// The class at a clock of 0 of a legal position, from its material's WDL file and those
     /// its captures reach: the reader's `probe_wdl_after_zeroing`, which is Fathom's
     /// `tb_probe_wdl` (shakmaty-syzygy's `probe_wdl` goes through the DTZ file instead, to
@@ -232,6 +267,9 @@ pub struct FileCheck {
     /// Whether the classes alone were compared: the directory has no DTZ file of the
     /// material.
     pub wdl_only: bool,
+    /// The material's files whose checksum ([`checksum`]) was there and right; a file whose
+    /// checksum is wrong is refused before any position is compared.
+    pub checksums: u32,
     /// The first of them, in the order of the table (White to move first).
     pub first: Option<Difference>,
 }
@@ -375,6 +413,7 @@ pub fn check(
     let geo = Geometry::new(Board::STANDARD);
     let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
     let wdl_only = !files.has_dtz(&name);
+    let checksums = files.test_checksums(&name)?;
     let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
     let dtz = if wdl_only {
         None
@@ -481,6 +520,7 @@ pub fn check(
     let mut total = FileCheck {
         material: name,
         wdl_only,
+        checksums,
         ..FileCheck::default()
     };
     for c in checks {

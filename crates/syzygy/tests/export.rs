@@ -1,9 +1,12 @@
-//! Syzygy WDL files written from proved tables and read back by shakmaty-syzygy: every legal
-//! position of each table, both sides to move, its class as the proved WDL50 table's.
+//! Syzygy WDL and DTZ files written from proved tables and read back by shakmaty-syzygy: every
+//! legal position of each table, both sides to move, its class as the proved WDL50 table's and
+//! its DTZ as the proved DTZ50 table's (exactly for wins and losses, which the files store in
+//! plies).
 
 use retro_engine::Material;
 use retro_gen::{Builder, Metric, Silent};
 use retro_rules::Board;
+use retro_syzygy::export::dtz::export_dtz;
 use retro_syzygy::export::export_wdl;
 use retro_syzygy::{check, SyzygyFiles};
 
@@ -31,13 +34,18 @@ fn written_files_read_back_as_proved() {
     for &m in &materials {
         let written = export_wdl(tables.path(), m, out.path()).unwrap();
         assert_eq!(written.bytes % 64, 16, "{m}");
+        let written = export_dtz(tables.path(), m, out.path()).unwrap();
+        assert_eq!(written.bytes % 64, 16, "{m}");
+        assert_eq!(written.sides, 1, "{m}");
     }
     let files = SyzygyFiles::open(out.path()).unwrap();
     assert_eq!(files.materials().len(), materials.len());
     for &m in &materials {
         let c = check(&files, tables.path(), m, &|_| {}).unwrap();
-        assert!(c.wdl_only);
+        assert!(!c.wdl_only);
         assert!(c.positions > 0, "{m}");
         assert_eq!(c.differences, 0, "{m}: first {:?}", c.first);
+        assert_eq!(c.short_though_exact, 0, "{m}");
+        assert_eq!(c.dtz_equal + c.dtz_one_ply_short, c.positions, "{m}");
     }
 }

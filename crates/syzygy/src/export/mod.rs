@@ -1,7 +1,9 @@
 //! Syzygy WDL files (`.rtbw`) written from the proved WDL50 tables, in the layout that Fathom,
 //! Stockfish, python-chess and shakmaty-syzygy read: the magic, a layout byte, the men's order,
 //! one coded side a side to move ([`code`]), the sparse indices, the block entry counts and the
-//! blocks, 64-byte aligned, the file's size 16 more than a multiple of 64.
+//! blocks, 64-byte aligned, and the Syzygy generator's checksum ([`crate::checksum`]) in the
+//! last 16 bytes. DTZ files ([`dtz`]) share the layout search, the placing and the writing of
+//! the coded sides.
 //!
 //! Every legal position of a proved table without an en passant right is placed at the index
 //! the readers compute for it and for its image in the diagonal (pawnless) or between the a
@@ -12,11 +14,13 @@
 //! filled with the value before them where that is allowed. `retro export` reads every file
 //! back through shakmaty-syzygy ([`crate::check`]) before it reports it.
 //!
-//! Owns: choosing the men's order, placing the values, laying the file out and writing it.
+//! Owns: choosing the men's order (`choose_layouts`), placing the values, laying the WDL
+//! file out and writing it.
 //! Must never: value a position itself (the proved table does) or write a file of a table
 //! that is not there.
 
 pub mod code;
+pub mod dtz;
 pub mod index;
 
 use crate::{open_proved, SyzygyError};
@@ -26,7 +30,7 @@ use retro_engine::{Geometry, Indexer, Material, TABLE_MEN};
 use retro_format::{TableKind, Wdl};
 use retro_rules::{Board, Piece, Side};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 
 /// The first four bytes of a WDL file.
 const WDL_MAGIC: [u8; 4] = [0x71, 0xe8, 0x23, 0x5d];
@@ -35,7 +39,7 @@ const WDL_MAGIC: [u8; 4] = [0x71, 0xe8, 0x23, 0x5d];
 const WDL_BLOCK_BYTES: usize = 64;
 
 /// An index no position has reached yet: any value may be stored there.
-const UNSET: u8 = 0xff;
+pub(crate) const UNSET: u16 = 0xffff;
 
 /// Marks a value that any value no better may stand for: the position's best capture
 /// reaches it, and every reader takes the better of the stored value and the captures'.
@@ -76,108 +80,208 @@ fn stored_class(class: Wdl) -> Option<u8> {
     })
 }
 
+/// What every export of a material starts from: its proved WDL50 table, its indexer and the
+/// men as the file's header names them.
+pub(crate) struct Source {
+    pub(crate) name: String,
+    pub(crate) material: Material,
+    pub(crate) geo: Geometry,
+    pub(crate) indexer: Indexer,
+    pub(crate) wdl: retro_format::Table,
+    pub(crate) men: Vec<SyzygyMan>,
+    /// Whether the material's two sides are alike (one side to move stored).
+    pub(crate) symmetric: bool,
+}
+
+impl Source {
+    /// The source of `material` (made canonical) in `tables`: 8×8, three men or more, a rule
+    /// of 100 plies.
+    pub(crate) fn open(tables: &Path, material: Material) -> Result<Source, SyzygyError> {
+        retro_format::install_restorer(retro_gen::restore_packed);
+        let (material, _) = material.canonical();
+        let name = material.to_string();
+        if material.len() < 3 {
+            return Err(unsupported(
+                &name,
+                "Syzygy has no file of two kings alone (every reader calls it a draw)".into(),
+            ));
+        }
+        let geo = Geometry::new(Board::STANDARD);
+        let indexer =
+            Indexer::new(&geo, material).map_err(|e| unsupported(&name, e.to_string()))?;
+        let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
+        let rule = u32::from(wdl.header().rule_plies);
+        if rule != 100 {
+            return Err(unsupported(
+                &name,
+                format!("its tables are of a rule of {rule} plies; Syzygy's files are of 100"),
+            ));
+        }
+        let men = material
+            .men()
+            .into_iter()
+            .map(|(side, piece)| syzygy_man(side, piece))
+            .collect();
+        Ok(Source {
+            symmetric: material.flipped() == material,
+            name,
+            material,
+            geo,
+            indexer,
+            wdl,
+            men,
+        })
+    }
+
+    /// The error of this material for `reason`.
+    pub(crate) fn unsupported(&self, reason: String) -> SyzygyError {
+        unsupported(&self.name, reason)
+    }
+
+    /// The class of index `i` of side `s` (0: White to move) in the proved WDL50 table.
+    pub(crate) fn class(&self, s: usize, i: u64) -> Result<Wdl, SyzygyError> {
+        match self.wdl.code(s == 0, i).map(Wdl::from_code) {
+            Ok(Some(c)) => Ok(c),
+            Ok(None) => Err(self.unsupported(format!("index {i}: no class"))),
+            Err(e) => Err(SyzygyError::Table(e)),
+        }
+    }
+}
+
+fn unsupported(material: &str, reason: String) -> SyzygyError {
+    SyzygyError::Unsupported {
+        material: material.to_string(),
+        reason,
+    }
+}
+
 /// Writes `MATERIAL.rtbw` into `out` from the proved WDL50 table of `material` in `tables`
 /// (raw or packed, 8×8, a rule of 100 plies), atomically.
 pub fn export_wdl(tables: &Path, material: Material, out: &Path) -> Result<Exported, SyzygyError> {
-    retro_format::install_restorer(retro_gen::restore_packed);
-    let (material, _) = material.canonical();
-    let name = material.to_string();
-    let unsupported = |reason: String| SyzygyError::Unsupported {
-        material: name.clone(),
-        reason,
-    };
-    if material.len() < 3 {
-        return Err(unsupported(
-            "Syzygy has no file of two kings alone (every reader calls it a draw)".into(),
-        ));
-    }
-    let geo = Geometry::new(Board::STANDARD);
-    let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
-    let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
-    let rule = u32::from(wdl.header().rule_plies);
-    if rule != 100 {
-        return Err(unsupported(format!(
-            "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
-        )));
-    }
+    let source = Source::open(tables, material)?;
     // The class each position's best capture or promotion gives (the readers search
-    // captures only: `place` leaves a position with a promotion that is no capture alone).
-    let exits = retro_gen::exit_codes(Board::STANDARD, tables, TableKind::Wdl50, material)
-        .map_err(|e| unsupported(e.to_string()))?;
-    let men: Vec<SyzygyMan> = material
-        .men()
-        .into_iter()
-        .map(|(side, piece)| syzygy_man(side, piece))
-        .collect();
-    let symmetric = material.flipped() == material;
-    let sides = if symmetric { 1 } else { 2 };
-    let candidates = candidate_layouts(&men);
-    let files = candidates[0].len();
-    let budget = (PLACEMENT_BUDGET / indexer.size().max(1)).max(1) as usize;
-    // Each subtable's layout: of the few whose samples code smallest, the one whose whole
-    // side codes smallest; a subtable of one value stops the search at once.
-    let mut ranked: Vec<Vec<Vec<(usize, Layout)>>> = vec![vec![Vec::new(); sides]; files];
-    let place_all = |layouts: &[Layout], s: usize| {
-        place(&indexer, &geo, &wdl, &exits, layouts, s, &unsupported)
+    // captures only: a position with a promotion that is no capture keeps its value).
+    let exits = retro_gen::exit_codes(Board::STANDARD, tables, TableKind::Wdl50, source.material)
+        .map_err(|e| source.unsupported(e.to_string()))?;
+    let mark = |s: usize, i: u64, p: &retro_engine::TablePosition| {
+        let Some(value) = stored_class(source.class(s, i)?) else {
+            return Ok(None);
+        };
+        let exit = Wdl::from_code(u32::from(exits[s][i as usize])).and_then(stored_class);
+        Ok(Some(u16::from(
+            if exit == Some(value) && !pawn_step_promotes(&source.geo, p) {
+                value | UP_TO
+            } else {
+                value
+            },
+        )))
     };
-    for layouts in candidates.iter().take(budget) {
-        for s in 0..sides {
-            if ranked
-                .iter()
-                .all(|f| f[s].first().is_some_and(|(b, _)| *b <= 2))
-            {
-                continue;
-            }
-            for (f, marks) in place_all(layouts, s)?.iter().enumerate() {
-                let bytes = code::code_side(&sample(&fill(marks)), WDL_BLOCK_BYTES).bytes();
-                let list = &mut ranked[f][s];
-                list.push((bytes, layouts[f].clone()));
-                list.sort_by_key(|(b, _)| *b);
-                list.truncate(FINALISTS);
-            }
-        }
-    }
-    let mut coded: Vec<Vec<(Layout, code::SideCode)>> = vec![Vec::new(); files];
-    let mut unreached = 0u64;
-    for s in 0..sides {
-        let mut best: Vec<Option<(Layout, code::SideCode, u64)>> = vec![None; files];
-        for k in 0..FINALISTS {
-            // The k-th finalist of each subtable (its last where it has fewer).
-            let layouts: Vec<Layout> = ranked
-                .iter()
-                .map(|f| f[s][k.min(f[s].len() - 1)].1.clone())
-                .collect();
-            if k > 0 && ranked.iter().all(|f| f[s].len() <= k) {
-                break;
-            }
-            for (f, marks) in place_all(&layouts, s)?.into_iter().enumerate() {
-                let code = code::code_side(&fill(&marks), WDL_BLOCK_BYTES);
-                if best[f]
-                    .as_ref()
-                    .is_none_or(|(_, b, _)| code.bytes() < b.bytes())
-                {
-                    let free = marks.iter().filter(|&&v| v == UNSET).count() as u64;
-                    best[f] = Some((layouts[f].clone(), code, free));
-                }
-            }
-        }
-        for (f, best) in best.into_iter().enumerate() {
-            let (layout, code, free) = best.expect("a layout a subtable");
-            unreached += free;
-            coded[f].push((layout, code));
-        }
-    }
-    let indices = coded.iter().map(|f| f[0].0.size()).sum();
-    let bytes = wdl_file(&coded, symmetric, material.has_pawns());
-    let path = out.join(format!("{name}.rtbw"));
+    let sides: Vec<usize> = if source.symmetric {
+        vec![0]
+    } else {
+        vec![0, 1]
+    };
+    let code = |marks: &[u16], sampled: bool| {
+        let values = fill(marks);
+        code::code_side(
+            if sampled { sample(&values) } else { values }.as_slice(),
+            WDL_BLOCK_BYTES,
+        )
+    };
+    let chosen = choose_layouts(&source, &sides, &mark, &code, &|c: &code::SideCode| {
+        c.bytes()
+    })?;
+    let unreached = chosen.iter().flatten().map(|c| c.unreached).sum();
+    let indices = chosen.iter().map(|f| f[0].layout.size()).sum();
+    let coded: Vec<Vec<(Layout, code::SideCode)>> = chosen
+        .into_iter()
+        .map(|f| f.into_iter().map(|c| (c.layout, c.code)).collect())
+        .collect();
+    let bytes = wdl_file(&coded, source.symmetric, source.material.has_pawns());
+    let path = out.join(format!("{}.rtbw", source.name));
     retro_format::write_atomically(&path, &bytes)?;
     Ok(Exported {
         path,
         bytes: bytes.len() as u64,
         indices,
-        sides,
+        sides: sides.len(),
         unreached,
     })
+}
+
+/// A subtable's side under the layout chosen for it, coded.
+pub(crate) struct Chosen<C> {
+    pub(crate) layout: Layout,
+    pub(crate) code: C,
+    /// Its indices no legal position reaches.
+    pub(crate) unreached: u64,
+}
+
+/// The layout of each subtable (one, or one a leading pawn's file) and side in `sides` (0:
+/// White to move), coded: of the few layouts whose samples code smallest, the one whose whole
+/// side codes smallest (a side of one value stops the search at once). `mark` values a legal
+/// position without an en passant right (`None`: no entry); `code` codes a side's marks,
+/// whole or sampled; `bytes` is what a coded side costs. By subtable, then by side.
+pub(crate) fn choose_layouts<C: Clone + Send>(
+    source: &Source,
+    sides: &[usize],
+    mark: &Mark<'_>,
+    code: &(dyn Fn(&[u16], bool) -> C + Sync),
+    bytes: &dyn Fn(&C) -> usize,
+) -> Result<Vec<Vec<Chosen<C>>>, SyzygyError> {
+    let candidates = candidate_layouts(&source.men);
+    let files = candidates[0].len();
+    let budget = (PLACEMENT_BUDGET / source.indexer.size().max(1)).max(1) as usize;
+    let place_all = |layouts: &[Layout], s: usize| place(source, mark, layouts, s);
+    let mut ranked: Vec<Vec<Vec<(usize, Layout)>>> = vec![vec![Vec::new(); sides.len()]; files];
+    for layouts in candidates.iter().take(budget) {
+        for (k, &s) in sides.iter().enumerate() {
+            if ranked
+                .iter()
+                .all(|f| f[k].first().is_some_and(|(b, _)| *b <= 2))
+            {
+                continue;
+            }
+            for (f, marks) in place_all(layouts, s)?.iter().enumerate() {
+                let size = bytes(&code(marks, true));
+                let list = &mut ranked[f][k];
+                list.push((size, layouts[f].clone()));
+                list.sort_by_key(|(b, _)| *b);
+                list.truncate(FINALISTS);
+            }
+        }
+    }
+    let mut chosen: Vec<Vec<Chosen<C>>> = (0..files).map(|_| Vec::new()).collect();
+    for (k, &s) in sides.iter().enumerate() {
+        let mut best: Vec<Option<Chosen<C>>> = (0..files).map(|_| None).collect();
+        for n in 0..FINALISTS {
+            if n > 0 && ranked.iter().all(|f| f[k].len() <= n) {
+                break;
+            }
+            // The n-th finalist of each subtable (its last where it has fewer).
+            let layouts: Vec<Layout> = ranked
+                .iter()
+                .map(|f| f[k][n.min(f[k].len() - 1)].1.clone())
+                .collect();
+            for (f, marks) in place_all(&layouts, s)?.into_iter().enumerate() {
+                let coded = code(&marks, false);
+                if best[f]
+                    .as_ref()
+                    .is_none_or(|b| bytes(&coded) < bytes(&b.code))
+                {
+                    best[f] = Some(Chosen {
+                        layout: layouts[f].clone(),
+                        code: coded,
+                        unreached: marks.iter().filter(|&&v| v == UNSET).count() as u64,
+                    });
+                }
+            }
+        }
+        for (f, best) in best.into_iter().enumerate() {
+            chosen[f].push(best.expect("a layout a subtable"));
+        }
+    }
+    Ok(chosen)
 }
 
 /// The layouts a search may try, each one a subtable (one for a pawnless material, one a
@@ -238,27 +342,29 @@ fn candidate_layouts(men: &[SyzygyMan]) -> Vec<Vec<Layout>> {
 /// make for one table: every layout of up to four men, a few of five.
 const PLACEMENT_BUDGET: u64 = 400_000_000;
 
+/// How an export values a legal position without an en passant right: by side (0: White to
+/// move), index and position, its mark (`None`: it has no entry).
+pub(crate) type Mark<'a> = dyn Fn(usize, u64, &retro_engine::TablePosition) -> Result<Option<u16>, SyzygyError>
+    + Sync
+    + 'a;
+
 /// The marks of each subtable (`layouts`: one for a pawnless material, one a leading pawn's
-/// file otherwise) of side `s` (0: the file's White to move): the class of the legal
-/// positions placed at an index (with [`UP_TO`] where their best capture reaches it, none of
-/// their promotions being a plain pawn step), [`UNSET`] where none is. Positions with an en
-/// passant right are not placed: the readers look those captures up themselves.
+/// file otherwise) of side `s` (0: the file's White to move): the mark `mark` gives the legal
+/// positions placed at an index, [`UNSET`] where none is. Positions with an en passant right
+/// are not placed: the readers look those captures up themselves.
 fn place(
-    indexer: &Indexer,
-    geo: &Geometry,
-    wdl: &retro_format::Table,
-    exits: &[Vec<u16>; 2],
+    source: &Source,
+    mark: &Mark<'_>,
     layouts: &[Layout],
     s: usize,
-    unsupported: &(dyn Fn(String) -> SyzygyError + Sync),
-) -> Result<Vec<Vec<u8>>, SyzygyError> {
-    let values: Vec<Vec<AtomicU8>> = layouts
+) -> Result<Vec<Vec<u16>>, SyzygyError> {
+    let (geo, indexer) = (&source.geo, &source.indexer);
+    let values: Vec<Vec<AtomicU16>> = layouts
         .iter()
-        .map(|l| (0..l.size()).map(|_| AtomicU8::new(UNSET)).collect())
+        .map(|l| (0..l.size()).map(|_| AtomicU16::new(UNSET)).collect())
         .collect();
     let conflicts = AtomicU64::new(0);
     const CHUNK: u64 = 1 << 14;
-    let white = s == 0;
     let stm = [Side::White, Side::Black][s];
     let pawns = layouts.len() > 1;
     let listing = &layouts[0].men;
@@ -274,22 +380,13 @@ fn place(
                 if failure.is_some() {
                     return;
                 }
-                let class = match wdl.code(white, i).map(Wdl::from_code) {
-                    Ok(Some(c)) => c,
-                    Ok(None) => return failure = Some(unsupported(format!("index {i}: no class"))),
-                    Err(e) => return failure = Some(SyzygyError::Table(e)),
-                };
-                let (Some(value), Some(p)) = (stored_class(class), p) else {
+                let Some(p) = p.filter(|p| p.en_passant().is_none()) else {
                     return;
                 };
-                if p.en_passant().is_some() {
-                    return;
-                }
-                let exit = Wdl::from_code(u32::from(exits[s][i as usize])).and_then(stored_class);
-                let value = if exit == Some(value) && !pawn_step_promotes(geo, &p) {
-                    value | UP_TO
-                } else {
-                    value
+                let value = match mark(s, i, &p) {
+                    Ok(Some(v)) => v,
+                    Ok(None) => return,
+                    Err(e) => return failure = Some(e),
                 };
                 // The men's squares in the listing's order.
                 let mut used = [false; 8];
@@ -301,7 +398,8 @@ fn place(
                         .enumerate()
                         .position(|(k, man)| !used[k] && syzygy_man(man.side, man.piece) == *m);
                     let Some(k) = found else {
-                        return failure = Some(unsupported(format!("index {i}: a man missing")));
+                        return failure =
+                            Some(source.unsupported(format!("index {i}: a man missing")));
                     };
                     used[k] = true;
                     let man = p.men()[k];
@@ -335,13 +433,13 @@ fn place(
         })?;
     let conflicts = conflicts.into_inner();
     if conflicts > 0 {
-        return Err(unsupported(format!(
+        return Err(source.unsupported(format!(
             "{conflicts} Syzygy indices reached by positions of different values"
         )));
     }
     Ok(values
         .into_iter()
-        .map(|f| f.into_iter().map(AtomicU8::into_inner).collect())
+        .map(|f| f.into_iter().map(AtomicU16::into_inner).collect())
         .collect())
 }
 
@@ -371,7 +469,7 @@ const SAMPLE_WINDOW: usize = 4096;
 
 /// About an eighth of `values`, in windows spread evenly over them: what a layout is judged
 /// by before the whole side is coded (all of it for a side of at most 32 windows).
-fn sample(values: &[u16]) -> Vec<u16> {
+pub(crate) fn sample(values: &[u16]) -> Vec<u16> {
     let windows = values.len() / SAMPLE_WINDOW;
     if windows <= 32 {
         return values.to_vec();
@@ -388,23 +486,24 @@ fn sample(values: &[u16]) -> Vec<u16> {
 /// The values to code from each index's mark: a value kept; a value any no better may stand
 /// for ([`UP_TO`]) and an index no position reaches ([`UNSET`]) take the value before them
 /// where they may, so that runs grow.
-fn fill(marks: &[u8]) -> Vec<u16> {
+fn fill(marks: &[u16]) -> Vec<u16> {
+    let up_to = u16::from(UP_TO);
     let mut last = marks
         .iter()
-        .find(|&&v| v & UP_TO == 0)
+        .find(|&&v| v & up_to == 0)
         .map_or(2, |&v| v & 7);
     marks
         .iter()
         .map(|&mark| {
             let value = if mark == UNSET {
                 last
-            } else if mark & UP_TO != 0 {
+            } else if mark & up_to != 0 {
                 last.min(mark & 7)
             } else {
                 mark
             };
             last = value;
-            u16::from(value)
+            value
         })
         .collect()
 }
@@ -436,26 +535,36 @@ fn wdl_file(files: &[Vec<(Layout, code::SideCode)>], symmetric: bool, pawns: boo
         file.push(0);
     }
     let sides: Vec<&code::SideCode> = files.iter().flatten().map(|(_, c)| c).collect();
-    for side in &sides {
+    append_sides(&mut file, &sides, &[]);
+    file
+}
+
+/// Appends to a file's header the coded sides' headers, `between` (a DTZ file's value maps),
+/// their sparse indices, block entry counts and blocks (each side's 64-byte aligned), the
+/// padding to a multiple of 64 and the generator's checksum of all that in 16 more bytes
+/// ([`crate::checksum`]; a reader may read four bytes past a block).
+pub(crate) fn append_sides(file: &mut Vec<u8>, sides: &[&code::SideCode], between: &[u8]) {
+    for side in sides {
         file.extend_from_slice(&side.header);
     }
+    file.extend_from_slice(between);
     if file.len() % 2 == 1 {
         file.push(0);
     }
-    for side in &sides {
+    for side in sides {
         file.extend_from_slice(&side.sparse_index);
     }
-    for side in &sides {
+    for side in sides {
         file.extend_from_slice(&side.block_lengths);
     }
-    for side in &sides {
+    for side in sides {
         if side.data.is_empty() {
             continue;
         }
         file.resize(file.len().next_multiple_of(64), 0);
         file.extend_from_slice(&side.data);
     }
-    // A reader may read four bytes past a block; the size is 16 more than a multiple of 64.
-    file.resize(file.len().next_multiple_of(64) + 16, 0);
-    file
+    file.resize(file.len().next_multiple_of(64), 0);
+    let sum = crate::checksum::checksum(file);
+    file.extend_from_slice(&sum);
 }
