@@ -238,7 +238,14 @@ pub fn export_dtz(tables: &Path, material: Material, out: &Path) -> Result<Expor
     } else {
         vec![0, 1]
     };
-    let chosen = choose_layouts(&source, &sides, &mark, &code_dtz, &|c: &DtzSide| c.bytes())?;
+    let chosen = choose_layouts(
+        &source,
+        &sides,
+        &mark,
+        &code_dtz,
+        &|c: &DtzSide| c.bytes(),
+        super::PLACEMENT_BUDGET,
+    )?;
     // Each subtable keeps the side that codes smaller.
     let mut unreached = 0;
     let kept: Vec<(usize, Layout, DtzSide)> = chosen

@@ -370,6 +370,83 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The placement a pawnless layout's `index` stands for, the inverse of
+    /// [`Layout::index`]: the men's squares in the listing's order, the board as the readers
+    /// turn it. `None` for a layout with pawns.
+    pub fn placement(&self, index: u64) -> Option<Vec<Square>> {
+        let mut squares = [0; 8];
+        let n = self.placement_into(index, &mut squares)?;
+        Some(squares[..n].to_vec())
+    }
+
+    /// [`Layout::placement`] into `squares`, without allocating: how many men it placed.
+    pub fn placement_into(&self, index: u64, squares: &mut [Square; 8]) -> Option<usize> {
+        if self.pawns.is_some() || index >= self.size() {
+            return None;
+        }
+        let lead = self.groups[0];
+        let leads = &LEAD_PLACEMENTS[usize::from(lead == 3)];
+        let number = (index / self.factors[0]) % leads.len() as u64;
+        squares[..lead].copy_from_slice(&leads[number as usize][..lead]);
+        let mut taken: u64 = squares[..lead].iter().fold(0, |m, &s| m | 1 << s);
+        let mut placed = lead;
+        let mut free = 64 - lead as u64;
+        for (g, &len) in self.groups.iter().enumerate().skip(1) {
+            let mut number = (index / self.factors[g]) % binomial(free, len as u64);
+            // The group's ranks among the free squares, largest first: the combination whose
+            // number (a sum of binomials, colexicographic) this is.
+            let mut group = [0 as Square; 8];
+            for i in (0..len).rev() {
+                let k = i as u64 + 1;
+                let mut r = i as u64;
+                while binomial(r + 1, k) <= number {
+                    r += 1;
+                }
+                number -= binomial(r, k);
+                // The r-th square not taken by the groups before.
+                let mut free_squares = !taken;
+                for _ in 0..r {
+                    free_squares &= free_squares - 1;
+                }
+                group[i] = free_squares.trailing_zeros() as Square;
+            }
+            squares[placed..placed + len].copy_from_slice(&group[..len]);
+            for &sq in &group[..len] {
+                taken |= 1 << sq;
+            }
+            placed += len;
+            free -= len as u64;
+        }
+        Some(placed)
+    }
+}
+
+/// By leading group number, the group's squares as the readers turn them (an unused third
+/// for two kings): `[0]` two kings, `[1]` three men each alone of its kind.
+static LEAD_PLACEMENTS: std::sync::LazyLock<[Vec<[Square; 3]>; 2]> =
+    std::sync::LazyLock::new(|| {
+        let kings = kings_table();
+        let mut two = vec![[0u8; 3]; KING_PLACEMENTS as usize];
+        let mut three = vec![[0u8; 3]; UNIQUE_TRIPLE_PLACEMENTS as usize];
+        for a in 0..64u8 {
+            for b in (0..64u8).filter(|&b| b != a) {
+                let mut sq = [a, b, 0];
+                turn_into_triangle(&mut sq[..2], 2);
+                let number = kings[triangle(sq[0]) as usize][usize::from(sq[1])];
+                if number != u16::MAX {
+                    two[usize::from(number)] = sq;
+                }
+                for c in (0..64u8).filter(|&c| c != a && c != b) {
+                    let mut sq = [a, b, c];
+                    turn_into_triangle(&mut sq, 3);
+                    three[unique_triple(sq[0], sq[1], sq[2]) as usize] = sq;
+                }
+            }
+        }
+        [two, three]
+    });
+
 /// The file (0–3, a–d) of the subtable a placement of leading pawns on `squares` belongs to:
 /// that of the pawn furthest up the format's pawn order, mirrored onto files a–d.
 pub fn pawn_file(squares: &[Square]) -> u8 {
@@ -596,6 +673,43 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&s| s), "every number is a placement's");
+    }
+
+    #[test]
+    fn a_placement_is_the_inverse_of_the_index() {
+        let man = |kind, black| SyzygyMan { kind, black };
+        // KQvKR, KRRvK and KRRvKB: three men alone lead, the kings lead, groups after them.
+        let materials: [&[SyzygyMan]; 3] = [
+            &[man(6, false), man(5, false), man(6, true), man(4, true)],
+            &[man(6, false), man(4, false), man(4, false), man(6, true)],
+            &[
+                man(6, false),
+                man(4, false),
+                man(4, false),
+                man(6, true),
+                man(3, true),
+            ],
+        ];
+        let mut rng = 0x9e37_79b9u64;
+        for men in materials {
+            for (listed, lead) in Layout::listings(men) {
+                let groups = Layout::new(listed.clone(), lead, 0).groups.len() as u8;
+                for order in 0..groups {
+                    let layout = Layout::new(listed.clone(), lead, order);
+                    for _ in 0..500 {
+                        rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        let index = (rng >> 11) % layout.size();
+                        let squares = layout.placement(index).expect("a pawnless layout");
+                        assert_eq!(squares.len(), men.len());
+                        let mut distinct = squares.clone();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        assert_eq!(distinct.len(), men.len(), "{squares:?}");
+                        assert_eq!(layout.index(&squares), index, "{squares:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

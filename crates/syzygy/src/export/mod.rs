@@ -158,6 +158,16 @@ fn unsupported(material: &str, reason: String) -> SyzygyError {
 /// Writes `MATERIAL.rtbw` into `out` from the proved WDL50 table of `material` in `tables`
 /// (raw or packed, 8×8, a rule of 100 plies), atomically.
 pub fn export_wdl(tables: &Path, material: Material, out: &Path) -> Result<Exported, SyzygyError> {
+    export_wdl_within(tables, material, out, PLACEMENT_BUDGET)
+}
+
+/// [`export_wdl`], the layout search placing at most `budget` positions.
+fn export_wdl_within(
+    tables: &Path,
+    material: Material,
+    out: &Path,
+    budget: u64,
+) -> Result<Exported, SyzygyError> {
     let source = Source::open(tables, material)?;
     // The class each position's best capture or promotion gives (the readers search
     // captures only: a position with a promotion that is no capture keeps its value).
@@ -188,9 +198,14 @@ pub fn export_wdl(tables: &Path, material: Material, out: &Path) -> Result<Expor
             WDL_BLOCK_BYTES,
         )
     };
-    let chosen = choose_layouts(&source, &sides, &mark, &code, &|c: &code::SideCode| {
-        c.bytes()
-    })?;
+    let chosen = choose_layouts(
+        &source,
+        &sides,
+        &mark,
+        &code,
+        &|c: &code::SideCode| c.bytes(),
+        budget,
+    )?;
     let unreached = chosen.iter().flatten().map(|c| c.unreached).sum();
     let indices = chosen.iter().map(|f| f[0].layout.size()).sum();
     let coded: Vec<Vec<(Layout, code::SideCode)>> = chosen
@@ -221,20 +236,27 @@ pub(crate) struct Chosen<C> {
 /// White to move), coded: of the few layouts whose samples code smallest, the one whose whole
 /// side codes smallest (a side of one value stops the search at once). `mark` values a legal
 /// position without an en passant right (`None`: no entry); `code` codes a side's marks,
-/// whole or sampled; `bytes` is what a coded side costs. By subtable, then by side.
+/// whole or sampled; `bytes` is what a coded side costs; `budget` bounds the positions the
+/// search places ([`PLACEMENT_BUDGET`]). By subtable, then by side.
 pub(crate) fn choose_layouts<C: Clone + Send>(
     source: &Source,
     sides: &[usize],
     mark: &Mark<'_>,
     code: &(dyn Fn(&[u16], bool) -> C + Sync),
     bytes: &dyn Fn(&C) -> usize,
+    budget: u64,
 ) -> Result<Vec<Vec<Chosen<C>>>, SyzygyError> {
     let candidates = candidate_layouts(&source.men);
     let files = candidates[0].len();
-    let budget = (PLACEMENT_BUDGET / source.indexer.size().max(1)).max(1) as usize;
+    let budget = (budget / source.indexer.size().max(1)).max(1) as usize;
     let place_all = |layouts: &[Layout], s: usize| place(source, mark, layouts, s);
     let mut ranked: Vec<Vec<Vec<(usize, Layout)>>> = vec![vec![Vec::new(); sides.len()]; files];
-    for layouts in candidates.iter().take(budget) {
+    // Where placing every candidate would pass the budget, a pawnless table's candidates are
+    // all judged on windows of their own indices instead, each index turned back into its
+    // position.
+    let by_index = candidates.len() > budget && files == 1;
+    let judged = if by_index { candidates.len() } else { budget };
+    for layouts in candidates.iter().take(judged) {
         for (k, &s) in sides.iter().enumerate() {
             if ranked
                 .iter()
@@ -242,8 +264,13 @@ pub(crate) fn choose_layouts<C: Clone + Send>(
             {
                 continue;
             }
-            for (f, marks) in place_all(layouts, s)?.iter().enumerate() {
-                let size = bytes(&code(marks, true));
+            let marks = if by_index {
+                vec![sampled_marks(source, mark, &layouts[0], s)?]
+            } else {
+                place_all(layouts, s)?
+            };
+            for (f, marks) in marks.iter().enumerate() {
+                let size = bytes(&code(marks, !by_index));
                 let list = &mut ranked[f][k];
                 list.push((size, layouts[f].clone()));
                 list.sort_by_key(|(b, _)| *b);
@@ -340,7 +367,7 @@ fn candidate_layouts(men: &[SyzygyMan]) -> Vec<Vec<Layout>> {
 
 /// Index placements (positions × their eight images) the search for the smallest layout may
 /// make for one table: every layout of up to four men, a few of five.
-const PLACEMENT_BUDGET: u64 = 400_000_000;
+pub(crate) const PLACEMENT_BUDGET: u64 = 400_000_000;
 
 /// How an export values a legal position without an en passant right: by side (0: White to
 /// move), index and position, its mark (`None`: it has no entry).
@@ -441,6 +468,76 @@ fn place(
         .into_iter()
         .map(|f| f.into_iter().map(AtomicU16::into_inner).collect())
         .collect())
+}
+
+/// Of the indices of a side, windows of this many entries are judged by [`sampled_marks`].
+const INDEX_WINDOW: u64 = 4096;
+
+/// One index in this many is judged by [`sampled_marks`].
+const INDEX_SAMPLE: u64 = 64;
+
+/// The marks of windows of a pawnless `layout`'s indices spread evenly over side `s` (one
+/// entry in [`INDEX_SAMPLE`]), each index turned back into its placement
+/// ([`Layout::placement`]) and that into the position `mark` values; [`UNSET`] where the
+/// placement is no legal position of the table.
+fn sampled_marks(
+    source: &Source,
+    mark: &Mark<'_>,
+    layout: &Layout,
+    s: usize,
+) -> Result<Vec<u16>, SyzygyError> {
+    let geo = &source.geo;
+    let stm = [Side::White, Side::Black][s];
+    // The side and piece of each man of the listing.
+    let material_men = source.material.men();
+    let men: Vec<(Side, Piece)> = layout
+        .men
+        .iter()
+        .map(|m| {
+            material_men
+                .iter()
+                .copied()
+                .find(|&(side, piece)| syzygy_man(side, piece) == *m)
+                .expect("a man of the material")
+        })
+        .collect();
+    let windows = layout.size().div_ceil(INDEX_WINDOW);
+    let taken = windows.div_ceil(INDEX_SAMPLE).max(1);
+    let starts: Vec<u64> = (0..taken)
+        .map(|k| k * windows / taken * INDEX_WINDOW)
+        .collect();
+    let parts: Vec<Vec<u16>> = starts
+        .par_iter()
+        .map(|&start| -> Result<Vec<u16>, SyzygyError> {
+            let end = (start + INDEX_WINDOW).min(layout.size());
+            let mut out = Vec::with_capacity((end - start) as usize);
+            let mut squares = [0; 8];
+            for index in start..end {
+                let value = match layout.placement_into(index, &mut squares) {
+                    Some(n) => {
+                        let placed = men.iter().zip(&squares[..n]).map(|(&(side, piece), &sq)| {
+                            retro_engine::Man {
+                                side,
+                                piece,
+                                sq: geo.sq(sq % 8, sq / 8),
+                            }
+                        });
+                        match retro_engine::TablePosition::new(geo, placed, stm, None) {
+                            Ok(p) => match source.indexer.index(geo, &p) {
+                                Some(i) => mark(s, i, &p)?.unwrap_or(UNSET),
+                                None => UNSET,
+                            },
+                            Err(_) => UNSET,
+                        }
+                    }
+                    None => UNSET,
+                };
+                out.push(value);
+            }
+            Ok(out)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(parts.concat())
 }
 
 /// Whether the side to move of `p` may promote a pawn by a step (no capture): the readers
@@ -567,4 +664,35 @@ pub(crate) fn append_sides(file: &mut Vec<u8>, sides: &[&code::SideCode], betwee
     file.resize(file.len().next_multiple_of(64), 0);
     let sum = crate::checksum::checksum(file);
     file.extend_from_slice(&sum);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_judged_by_their_own_indices_write_a_file_read_back_as_proved() {
+        // A budget of one placement pass: every layout of KQvKR is judged on its indices
+        // turned back into positions, as five-man tables are.
+        let tables = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let materials: Vec<Material> = ["KQvK", "KRvK", "KQvKR"]
+            .iter()
+            .map(|m| Material::parse(m).unwrap())
+            .collect();
+        retro_gen::Builder::new(Board::STANDARD, tables.path())
+            .with_metrics(&[retro_gen::Metric::Fifty])
+            .build(&materials, &retro_gen::Silent)
+            .unwrap();
+        for &m in &materials {
+            let size = Indexer::new(&Geometry::new(Board::STANDARD), m)
+                .unwrap()
+                .size();
+            export_wdl_within(tables.path(), m, out.path(), size).unwrap();
+        }
+        let files = crate::SyzygyFiles::open(out.path()).unwrap();
+        let c = crate::check(&files, tables.path(), materials[2], &|_| {}).unwrap();
+        assert!(c.positions > 0 && c.checksums == 1);
+        assert_eq!(c.differences, 0, "first {:?}", c.first);
+    }
 }
