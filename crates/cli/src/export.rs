@@ -6,7 +6,7 @@
 //! Must never: write a file the check did not read back equal to the proved table without
 //! saying so and exiting 1.
 
-use crate::support::{human_bytes, kind_tables_in, tables_dir};
+use crate::support::{available_memory, human_bytes, kind_tables_in, tables_dir};
 use crate::verify_syzygy::check_bar;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::ProgressBar;
@@ -14,7 +14,7 @@ use retro_engine::Material;
 use retro_format::TableKind;
 use retro_rules::Board;
 use retro_syzygy::export::dtz::export_dtz;
-use retro_syzygy::export::{export_wdl, Exported};
+use retro_syzygy::export::{export_wdl, memory_needed, Exported};
 use retro_syzygy::{check, SyzygyFiles};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -55,6 +55,20 @@ pub fn export_syzygy(
              fifty`)",
             dir.display()
         );
+    }
+    // Refused before any work where an export would not fit in the memory available.
+    if let Some(available) = available_memory() {
+        for m in &list {
+            let need = memory_needed(*m, !wdl_only);
+            if need > available {
+                bail!(
+                    "exporting {m} needs about {} of memory, and the machine has {} available; \
+                     nothing was written",
+                    human_bytes(need),
+                    human_bytes(available)
+                );
+            }
+        }
     }
     let start = Instant::now();
     let (mut written, mut bytes) = (0usize, 0u64);

@@ -239,8 +239,14 @@ fn exported_files_pass_the_syzygy_check_and_what_cannot_be_written_is_refused() 
             assert!(ours <= 2 * theirs, "{file}: {ours} bytes against {theirs}");
         }
     }
-    // A material without tables, a misspelt one and two kings alone are named.
-    for (material, words) in [("KQvKQ", "KQvKQ"), ("KXvK", "KXvK"), ("KvK", "two kings")] {
+    // A material without tables, a misspelt one, two kings alone and a six-man table whose
+    // export would not fit in memory are named.
+    for (material, words) in [
+        ("KQvKQ", "KQvKQ"),
+        ("KXvK", "KXvK"),
+        ("KvK", "two kings"),
+        ("KQRvKQR", "needs about"),
+    ] {
         let out = retro(&["export", "--syzygy", syzygy, "--dir", tables, material]);
         assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
         assert!(

@@ -224,6 +224,29 @@ fn export_wdl_within(
     })
 }
 
+/// Bytes of memory an export holds a Syzygy index for: its marks, the values coded from them,
+/// the pair coder's counts and the proved tables beside them (measured at 13–14 bytes an
+/// index of one side on five-man WDL exports), DTZ files four more.
+const BYTES_AN_INDEX: [u64; 2] = [16, 20];
+
+/// About the memory an export of `material` needs at its peak, in bytes (`dtz`: the DTZ
+/// file's, else the WDL file's): from the size of a side of its Syzygy index, every subtable.
+pub fn memory_needed(material: Material, dtz: bool) -> u64 {
+    let (material, _) = material.canonical();
+    let men: Vec<SyzygyMan> = material
+        .men()
+        .into_iter()
+        .map(|(side, piece)| syzygy_man(side, piece))
+        .collect();
+    if material.len() < 3 {
+        return 0;
+    }
+    let side: u64 = candidate_layouts(&men)
+        .first()
+        .map_or(0, |layouts| layouts.iter().map(Layout::size).sum());
+    side * BYTES_AN_INDEX[usize::from(dtz)]
+}
+
 /// A subtable's side under the layout chosen for it, coded.
 pub(crate) struct Chosen<C> {
     pub(crate) layout: Layout,
