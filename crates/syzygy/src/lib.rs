@@ -87,7 +87,40 @@ pub enum SyzygyError {
     },
 }
 
-/// A directory of Syzygy files, opened once.
+/// The material as Syzygy's files name and orient it, and whether that is `material` with its
+/// colours exchanged: the file's White is the side with more men, then more queens, rooks,
+/// bishops, knights and pawns (shakmaty-syzygy's and python-chess's normalization; Stockfish
+/// and Fathom look files up by these names). `retro` names a material by the strength of its
+/// sides instead, which differs where the side with fewer men is the stronger (KQvKBB is
+/// Syzygy's KBBvKQ).
+pub fn syzygy_material(material: Material) -> (Material, bool) {
+    let men = material.men();
+    let key = |side: Side| {
+        let count = |piece: Piece| {
+            men.iter()
+                .filter(|&&(s, p)| s == side && (p == piece))
+                .count()
+        };
+        (
+            men.iter().filter(|&&(s, _)| s == side).count(),
+            [
+                Piece::Queen,
+                Piece::Rook,
+                Piece::Bishop,
+                Piece::Knight,
+                Piece::Pawn,
+            ]
+            .map(count),
+        )
+    };
+    if key(Side::Black) > key(Side::White) {
+        (material.flipped(), true)
+    } else {
+        (material, false)
+    }
+}
+
+/// A directory of Syzygy files, opened once./// A directory of Syzygy files, opened once.
 pub struct SyzygyFiles {
     tables: Tablebase<Chess>,
     dir: PathBuf,
@@ -412,8 +445,9 @@ pub fn check(
     };
     let geo = Geometry::new(Board::STANDARD);
     let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
-    let wdl_only = !files.has_dtz(&name);
-    let checksums = files.test_checksums(&name)?;
+    let file_name = syzygy_material(material).0.to_string();
+    let wdl_only = !files.has_dtz(&file_name);
+    let checksums = files.test_checksums(&file_name)?;
     let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
     let dtz = if wdl_only {
         None
@@ -539,6 +573,21 @@ pub fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_are_named_and_oriented_as_syzygy_names_them() {
+        let oriented = |name: &str| {
+            let (m, flipped) = syzygy_material(Material::parse(name).unwrap());
+            (m.to_string(), flipped)
+        };
+        // More men first, then more queens, rooks, bishops, knights, pawns.
+        assert_eq!(oriented("KQvKBB"), ("KBBvKQ".to_string(), true));
+        assert_eq!(oriented("KQvKRB"), ("KRBvKQ".to_string(), true));
+        assert_eq!(oriented("KBBvKR"), ("KBBvKR".to_string(), false));
+        assert_eq!(oriented("KQvKR"), ("KQvKR".to_string(), false));
+        assert_eq!(oriented("KNvKP"), ("KNvKP".to_string(), false));
+        assert_eq!(oriented("KPvKP"), ("KPvKP".to_string(), false));
+    }
 
     #[test]
     fn values_must_be_equal_or_one_ply_short() {

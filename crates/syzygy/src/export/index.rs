@@ -330,20 +330,8 @@ impl Layout {
     /// leading pawn the one furthest up the format's pawn order, the board mirrored so that it
     /// stands on files a–d, its subtable's number for the leading pawns, then the groups.
     fn pawn_index(&self, sq: &mut [Square], both: bool) -> u64 {
-        let lead = self.groups[0];
-        let first = (0..lead)
-            .max_by_key(|&i| PAWNS.map[usize::from(sq[i])])
-            .expect("a leading pawn");
-        sq.swap(0, first);
-        if file_of(sq[0]) >= 4 {
-            sq.iter_mut().for_each(|s| *s = flip_horizontal(*s));
-        }
+        let number = lead_pawns_number(sq, self.groups[0]);
         debug_assert_eq!(Some(file_of(sq[0])), self.pawns.map(|(f, _)| f));
-        sq[1..lead].sort_unstable_by_key(|&s| PAWNS.map[usize::from(s)]);
-        let mut number = PAWNS.index[lead][usize::from(sq[0])];
-        for (i, &s) in sq[1..lead].iter().enumerate() {
-            number += binomial(PAWNS.map[usize::from(s)], i as u64 + 1);
-        }
         self.with_groups(sq, number, both)
     }
 
@@ -370,10 +358,65 @@ impl Layout {
     }
 }
 
+/// The number of the leading pawns (the first `lead` of `sq`) in their file's subtable, the
+/// placement turned as the readers turn it: the pawn furthest up the format's pawn order first,
+/// the board mirrored so that it stands on files a–d, the others in the pawn order.
+fn lead_pawns_number(sq: &mut [Square], lead: usize) -> u64 {
+    let first = (0..lead)
+        .max_by_key(|&i| PAWNS.map[usize::from(sq[i])])
+        .expect("a leading pawn");
+    sq.swap(0, first);
+    if file_of(sq[0]) >= 4 {
+        sq.iter_mut().for_each(|s| *s = flip_horizontal(*s));
+    }
+    sq[1..lead].sort_unstable_by_key(|&s| PAWNS.map[usize::from(s)]);
+    let mut number = PAWNS.index[lead][usize::from(sq[0])];
+    for (i, &s) in sq[1..lead].iter().enumerate() {
+        number += binomial(PAWNS.map[usize::from(s)], i as u64 + 1);
+    }
+    number
+}
+
+/// Leading pawns placed at most (a six-man table's).
+const MOST_LEADING_PAWNS: usize = 5;
+
+/// By number of leading pawns (1 to [`MOST_LEADING_PAWNS`], made when first asked) and file of
+/// the subtable, by number, the pawns' squares as the readers turn them.
+static LEAD_PAWN_PLACEMENTS: [std::sync::OnceLock<[Vec<[Square; MOST_LEADING_PAWNS]>; 4]>;
+    MOST_LEADING_PAWNS + 1] = [const { std::sync::OnceLock::new() }; MOST_LEADING_PAWNS + 1];
+
+fn lead_pawn_placements(lead: usize) -> &'static [Vec<[Square; MOST_LEADING_PAWNS]>; 4] {
+    LEAD_PAWN_PLACEMENTS[lead].get_or_init(|| {
+        let mut out: [Vec<[Square; MOST_LEADING_PAWNS]>; 4] = std::array::from_fn(|file| {
+            vec![[0; MOST_LEADING_PAWNS]; PAWNS.size[lead][file] as usize]
+        });
+        // Every set of `lead` squares of ranks 2–7, in increasing order.
+        let mut chosen: Vec<Square> = (8..8 + lead as Square).collect();
+        loop {
+            let mut sq = [0 as Square; MOST_LEADING_PAWNS];
+            sq[..lead].copy_from_slice(&chosen);
+            let number = lead_pawns_number(&mut sq[..lead], lead);
+            out[usize::from(file_of(sq[0]))][number as usize] = sq;
+            // The next set: the last square that can move up does, those after it follow.
+            let Some(k) = (0..lead)
+                .rev()
+                .find(|&k| chosen[k] < 56 - (lead - k) as Square)
+            else {
+                break;
+            };
+            chosen[k] += 1;
+            for j in k + 1..lead {
+                chosen[j] = chosen[j - 1] + 1;
+            }
+        }
+        out
+    })
+}
+
 impl Layout {
-    /// The placement a pawnless layout's `index` stands for, the inverse of
-    /// [`Layout::index`]: the men's squares in the listing's order, the board as the readers
-    /// turn it. `None` for a layout with pawns.
+    /// The placement a layout's `index` stands for, the inverse of [`Layout::index`]: the men's
+    /// squares in the listing's order, the board as the readers turn it (`None` past the
+    /// size, or with more than five leading pawns).
     pub fn placement(&self, index: u64) -> Option<Vec<Square>> {
         let mut squares = [0; 8];
         let n = self.placement_into(index, &mut squares)?;
@@ -382,18 +425,39 @@ impl Layout {
 
     /// [`Layout::placement`] into `squares`, without allocating: how many men it placed.
     pub fn placement_into(&self, index: u64, squares: &mut [Square; 8]) -> Option<usize> {
-        if self.pawns.is_some() || index >= self.size() {
+        if index >= self.size() {
             return None;
         }
         let lead = self.groups[0];
-        let leads = &LEAD_PLACEMENTS[usize::from(lead == 3)];
-        let number = (index / self.factors[0]) % leads.len() as u64;
-        squares[..lead].copy_from_slice(&leads[number as usize][..lead]);
+        match self.pawns {
+            None => {
+                let leads = &LEAD_PLACEMENTS[usize::from(lead == 3)];
+                let number = (index / self.factors[0]) % leads.len() as u64;
+                squares[..lead].copy_from_slice(&leads[number as usize][..lead]);
+            }
+            Some((file, _)) => {
+                if lead > MOST_LEADING_PAWNS {
+                    return None;
+                }
+                let leads = &lead_pawn_placements(lead)[usize::from(file)];
+                let number = (index / self.factors[0]) % leads.len() as u64;
+                squares[..lead].copy_from_slice(&leads[number as usize][..lead]);
+            }
+        }
         let mut taken: u64 = squares[..lead].iter().fold(0, |m, &s| m | 1 << s);
         let mut placed = lead;
         let mut free = 64 - lead as u64;
+        let other_pawns = self.pawns.is_some_and(|(_, both)| both);
         for (g, &len) in self.groups.iter().enumerate().skip(1) {
-            let mut number = (index / self.factors[g]) % binomial(free, len as u64);
+            // The other side's pawns stand on ranks 2–7: the squares of ranks 1 and 8 are not
+            // theirs to take.
+            let pawn_group = other_pawns && g == 1;
+            let (unavailable, room) = if pawn_group {
+                (!0x00ff_ffff_ffff_ff00u64, 48 - lead as u64)
+            } else {
+                (0, free)
+            };
+            let mut number = (index / self.factors[g]) % binomial(room, len as u64);
             // The group's ranks among the free squares, largest first: the combination whose
             // number (a sum of binomials, colexicographic) this is.
             let mut group = [0 as Square; 8];
@@ -405,7 +469,7 @@ impl Layout {
                 }
                 number -= binomial(r, k);
                 // The r-th square not taken by the groups before.
-                let mut free_squares = !taken;
+                let mut free_squares = !taken & !unavailable;
                 for _ in 0..r {
                     free_squares &= free_squares - 1;
                 }
@@ -705,6 +769,46 @@ mod tests {
                         distinct.sort_unstable();
                         distinct.dedup();
                         assert_eq!(distinct.len(), men.len(), "{squares:?}");
+                        assert_eq!(layout.index(&squares), index, "{squares:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_placement_is_the_inverse_of_the_index_with_pawns() {
+        let man = |kind, black| SyzygyMan { kind, black };
+        let (pawn, black_pawn) = (man(1, false), man(1, true));
+        let (king, black_king) = (man(6, false), man(6, true));
+        // KPvK, KPPvK (two leading pawns), KPvKP and KPPvKP (the other side's pawns a group).
+        let listings: [(Vec<SyzygyMan>, usize, usize); 4] = [
+            (vec![pawn, king, black_king], 1, 0),
+            (vec![pawn, pawn, king, black_king], 2, 0),
+            (vec![pawn, black_pawn, king, black_king], 1, 1),
+            (vec![black_pawn, pawn, pawn, king, black_king], 1, 2),
+        ];
+        let mut rng = 0x51_7cc1_b727_220au64;
+        for (listed, lead, other) in listings {
+            let groups = listed.len() - lead - other + 1 + usize::from(other > 0);
+            for file in 0..4 {
+                for order in 0..groups as u8 {
+                    let pawn_order = if other > 0 {
+                        (order + 1) % groups as u8
+                    } else {
+                        0xf
+                    };
+                    let layout =
+                        Layout::with_pawns(listed.clone(), lead, other, file, order, pawn_order);
+                    for _ in 0..300 {
+                        rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                        let index = (rng >> 11) % layout.size();
+                        let squares = layout.placement(index).expect("a placement");
+                        let mut distinct = squares.clone();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        assert_eq!(distinct.len(), listed.len(), "{squares:?}");
+                        assert_eq!(pawn_file(&squares[..lead]), file, "{squares:?}");
                         assert_eq!(layout.index(&squares), index, "{squares:?}");
                     }
                 }

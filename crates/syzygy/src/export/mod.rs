@@ -83,7 +83,14 @@ fn stored_class(class: Wdl) -> Option<u8> {
 /// What every export of a material starts from: its proved WDL50 table, its indexer and the
 /// men as the file's header names them.
 pub(crate) struct Source {
+    /// The material's name in `retro`'s tables.
     pub(crate) name: String,
+    /// The file's name: Syzygy's ([`crate::syzygy_material`]).
+    pub(crate) file_name: String,
+    /// Whether the file's White is the tables' Black ([`crate::syzygy_material`]): the file's
+    /// side to move `s` is then the tables' `1 - s`, and its positions the tables' with the
+    /// colours exchanged.
+    pub(crate) flipped: bool,
     pub(crate) material: Material,
     pub(crate) geo: Geometry,
     pub(crate) indexer: Indexer,
@@ -117,7 +124,8 @@ impl Source {
                 format!("its tables are of a rule of {rule} plies; Syzygy's files are of 100"),
             ));
         }
-        let men = material
+        let (file_material, flipped) = crate::syzygy_material(material);
+        let men = file_material
             .men()
             .into_iter()
             .map(|(side, piece)| syzygy_man(side, piece))
@@ -125,6 +133,8 @@ impl Source {
         Ok(Source {
             symmetric: material.flipped() == material,
             name,
+            file_name: file_material.to_string(),
+            flipped,
             material,
             geo,
             indexer,
@@ -213,7 +223,7 @@ fn export_wdl_within(
         .map(|f| f.into_iter().map(|c| (c.layout, c.code)).collect())
         .collect();
     let bytes = wdl_file(&coded, source.symmetric, source.material.has_pawns());
-    let path = out.join(format!("{}.rtbw", source.name));
+    let path = out.join(format!("{}.rtbw", source.file_name));
     retro_format::write_atomically(&path, &bytes)?;
     Ok(Exported {
         path,
@@ -274,10 +284,9 @@ pub(crate) fn choose_layouts<C: Clone + Send>(
     let budget = (budget / source.indexer.size().max(1)).max(1) as usize;
     let place_all = |layouts: &[Layout], s: usize| place(source, mark, layouts, s);
     let mut ranked: Vec<Vec<Vec<(usize, Layout)>>> = vec![vec![Vec::new(); sides.len()]; files];
-    // Where placing every candidate would pass the budget, a pawnless table's candidates are
-    // all judged on windows of their own indices instead, each index turned back into its
-    // position.
-    let by_index = candidates.len() > budget && files == 1;
+    // Where placing every candidate would pass the budget, the candidates are all judged on
+    // windows of their own indices instead, each index turned back into its position.
+    let by_index = candidates.len() > budget;
     let judged = if by_index { candidates.len() } else { budget };
     for layouts in candidates.iter().take(judged) {
         for (k, &s) in sides.iter().enumerate() {
@@ -288,7 +297,10 @@ pub(crate) fn choose_layouts<C: Clone + Send>(
                 continue;
             }
             let marks = if by_index {
-                vec![sampled_marks(source, mark, &layouts[0], s)?]
+                layouts
+                    .iter()
+                    .map(|layout| sampled_marks(source, mark, layout, s))
+                    .collect::<Result<Vec<_>, _>>()?
             } else {
                 place_all(layouts, s)?
             };
@@ -393,13 +405,13 @@ fn candidate_layouts(men: &[SyzygyMan]) -> Vec<Vec<Layout>> {
 pub(crate) const PLACEMENT_BUDGET: u64 = 400_000_000;
 
 /// How an export values a legal position without an en passant right: by side (0: White to
-/// move), index and position, its mark (`None`: it has no entry).
+/// move), index and position in the tables' orientation, its mark (`None`: it has no entry).
 pub(crate) type Mark<'a> = dyn Fn(usize, u64, &retro_engine::TablePosition) -> Result<Option<u16>, SyzygyError>
     + Sync
     + 'a;
 
 /// The marks of each subtable (`layouts`: one for a pawnless material, one a leading pawn's
-/// file otherwise) of side `s` (0: the file's White to move): the mark `mark` gives the legal
+/// file otherwise) of the file's side `s` (0: the file's White to move): the mark `mark` gives the legal
 /// positions placed at an index, [`UNSET`] where none is. Positions with an en passant right
 /// are not placed: the readers look those captures up themselves.
 fn place(
@@ -415,7 +427,9 @@ fn place(
         .collect();
     let conflicts = AtomicU64::new(0);
     const CHUNK: u64 = 1 << 14;
-    let stm = [Side::White, Side::Black][s];
+    // The tables' side to move, and their positions turned into the file's.
+    let ours = s ^ usize::from(source.flipped);
+    let stm = [Side::White, Side::Black][ours];
     let pawns = layouts.len() > 1;
     let listing = &layouts[0].men;
     let lead = layouts[0].groups[0];
@@ -433,10 +447,15 @@ fn place(
                 let Some(p) = p.filter(|p| p.en_passant().is_none()) else {
                     return;
                 };
-                let value = match mark(s, i, &p) {
+                let value = match mark(ours, i, &p) {
                     Ok(Some(v)) => v,
                     Ok(None) => return,
                     Err(e) => return failure = Some(e),
+                };
+                let p = if source.flipped {
+                    p.colour_flipped(geo)
+                } else {
+                    p
                 };
                 // The men's squares in the listing's order.
                 let mut used = [false; 8];
@@ -499,7 +518,7 @@ const INDEX_WINDOW: u64 = 4096;
 /// One index in this many is judged by [`sampled_marks`].
 const INDEX_SAMPLE: u64 = 64;
 
-/// The marks of windows of a pawnless `layout`'s indices spread evenly over side `s` (one
+/// The marks of windows of a `layout`'s indices spread evenly over side `s` (one
 /// entry in [`INDEX_SAMPLE`]), each index turned back into its placement
 /// ([`Layout::placement`]) and that into the position `mark` values; [`UNSET`] where the
 /// placement is no legal position of the table.
@@ -511,8 +530,14 @@ fn sampled_marks(
 ) -> Result<Vec<u16>, SyzygyError> {
     let geo = &source.geo;
     let stm = [Side::White, Side::Black][s];
-    // The side and piece of each man of the listing.
-    let material_men = source.material.men();
+    let ours = s ^ usize::from(source.flipped);
+    // The side and piece of each man of the listing, in the file's orientation.
+    let file_material = if source.flipped {
+        source.material.flipped()
+    } else {
+        source.material
+    };
+    let material_men = file_material.men();
     let men: Vec<(Side, Piece)> = layout
         .men
         .iter()
@@ -546,10 +571,17 @@ fn sampled_marks(
                             }
                         });
                         match retro_engine::TablePosition::new(geo, placed, stm, None) {
-                            Ok(p) => match source.indexer.index(geo, &p) {
-                                Some(i) => mark(s, i, &p)?.unwrap_or(UNSET),
-                                None => UNSET,
-                            },
+                            Ok(p) => {
+                                let p = if source.flipped {
+                                    p.colour_flipped(geo)
+                                } else {
+                                    p
+                                };
+                                match source.indexer.index(geo, &p) {
+                                    Some(i) => mark(ours, i, &p)?.unwrap_or(UNSET),
+                                    None => UNSET,
+                                }
+                            }
                             Err(_) => UNSET,
                         }
                     }
@@ -695,11 +727,11 @@ mod tests {
 
     #[test]
     fn layouts_judged_by_their_own_indices_write_a_file_read_back_as_proved() {
-        // A budget of one placement pass: every layout of KQvKR is judged on its indices
-        // turned back into positions, as five-man tables are.
+        // A budget of one placement pass: every layout of KQvKR and KPvK is judged on its
+        // indices turned back into positions, as five-man tables are.
         let tables = tempfile::tempdir().unwrap();
         let out = tempfile::tempdir().unwrap();
-        let materials: Vec<Material> = ["KQvK", "KRvK", "KQvKR"]
+        let materials: Vec<Material> = ["KQvK", "KRvK", "KBvK", "KNvK", "KQvKR", "KPvK"]
             .iter()
             .map(|m| Material::parse(m).unwrap())
             .collect();
@@ -714,8 +746,10 @@ mod tests {
             export_wdl_within(tables.path(), m, out.path(), size).unwrap();
         }
         let files = crate::SyzygyFiles::open(out.path()).unwrap();
-        let c = crate::check(&files, tables.path(), materials[2], &|_| {}).unwrap();
-        assert!(c.positions > 0 && c.checksums == 1);
-        assert_eq!(c.differences, 0, "first {:?}", c.first);
+        for &m in &materials[4..] {
+            let c = crate::check(&files, tables.path(), m, &|_| {}).unwrap();
+            assert!(c.positions > 0 && c.checksums == 1, "{m}");
+            assert_eq!(c.differences, 0, "{m}: first {:?}", c.first);
+        }
     }
 }
