@@ -65,7 +65,8 @@ fn map_of(class: Wdl) -> Option<u16> {
 /// The value a file stores for a position of `class` whose DTZ50 is `dtz` (in plies, a cursed
 /// win's and a blessed loss's counted as Syzygy counts them, from 101): plies less one for a
 /// win or a loss (a checkmated position stores 0 as one mated by its zeroing move: the readers
-/// say −1), moves less 50 for the others, rounded down.
+/// say −1), and for the others half the plies past the 101st, rounded down (the readers give
+/// `101 + 2 ×` the value).
 fn stored_value(class: Wdl, dtz: Dtz) -> Option<u32> {
     Some(match (class, dtz) {
         (Wdl::Win, Dtz::Win(n)) if n >= 1 => n - 1,
@@ -112,7 +113,7 @@ fn code_dtz(marks: &[u16], sampled: bool) -> DtzSide {
         let mut values: Vec<u16> = (0..VALUE_LIMIT)
             .filter(|&v| counts[k][usize::from(v)] > 0)
             .collect();
-        values.sort_by_key(|&v| (std::cmp::Reverse(counts[k][usize::from(v)]), v));
+        values.sort_by_key(|&v| (Reverse(counts[k][usize::from(v)]), v));
         for (n, &v) in values.iter().enumerate() {
             number[k][usize::from(v)] = n as u16;
         }
