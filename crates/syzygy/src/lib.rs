@@ -182,21 +182,31 @@ impl SyzygyFiles {
         self.wdl_materials.clone()
     }
 
-    /// Whether the directory has the DTZ file of `material` (Syzygy's name).
-    pub fn has_dtz(&self, material: &str) -> bool {
-        self.dir.join(format!("{material}.rtbz")).is_file()
+    /// The name of the file of `material` with `extension` in the directory: under Syzygy's
+    /// name for the material ([`syzygy_material`]) or, as the readers also take it, with its
+    /// sides the other way round (`KQvKBB.rtbw` for KBBvKQ).
+    pub fn file_name(&self, material: Material, extension: &str) -> Option<String> {
+        let (named, _) = syzygy_material(material);
+        [named, named.flipped()]
+            .iter()
+            .map(|m| format!("{m}.{extension}"))
+            .find(|file| self.dir.join(file).is_file())
+    }
+
+    /// Whether the directory has the DTZ file of `material`.
+    pub fn has_dtz(&self, material: Material) -> bool {
+        self.file_name(material, "rtbz").is_some()
     }
 
     /// Reads the material's WDL and DTZ files whole and tests the checksum each carries
     /// ([`checksum`]): how many carried one, or the file whose checksum is wrong, named.
-    pub fn test_checksums(&self, material: &str) -> Result<u32, SyzygyError> {
+    pub fn test_checksums(&self, material: Material) -> Result<u32, SyzygyError> {
         let mut found = 0;
         for extension in ["rtbw", "rtbz"] {
-            let file = format!("{material}.{extension}");
-            let path = self.dir.join(&file);
-            if !path.is_file() {
+            let Some(file) = self.file_name(material, extension) else {
                 continue;
-            }
+            };
+            let path = self.dir.join(&file);
             let damaged = |reason: String| SyzygyError::Damaged {
                 material: material.to_string(),
                 file: file.clone(),
@@ -445,9 +455,8 @@ pub fn check(
     };
     let geo = Geometry::new(Board::STANDARD);
     let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
-    let file_name = syzygy_material(material).0.to_string();
-    let wdl_only = !files.has_dtz(&file_name);
-    let checksums = files.test_checksums(&file_name)?;
+    let wdl_only = !files.has_dtz(material);
+    let checksums = files.test_checksums(material)?;
     let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
     let dtz = if wdl_only {
         None
