@@ -98,7 +98,7 @@ pub fn syzygy_material(material: Material) -> (Material, bool) {
     let key = |side: Side| {
         let count = |piece: Piece| {
             men.iter()
-                .filter(|&&(s, p)| s == side && (p == piece))
+                .filter(|&&(s, p)| s == side && p == piece)
                 .count()
         };
         (
