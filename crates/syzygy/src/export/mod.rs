@@ -266,9 +266,10 @@ pub(crate) struct Chosen<C> {
 }
 
 /// The layout of each subtable (one, or one a leading pawn's file) and side in `sides` (0:
-/// White to move), coded: of the few layouts whose samples code smallest, the one whose whole
-/// side codes smallest (a side of one value stops the search at once). `mark` values a legal
-/// position without an en passant right (`None`: no entry); `code` codes a side's marks,
+/// the file's White to move), coded: of the few layouts whose samples code smallest, the one
+/// whose whole side codes smallest (a side of one value stops the search at once). `mark`
+/// values a legal position without an en passant right in the tables' orientation (`None`:
+/// no entry); `code` codes a side's marks,
 /// whole or sampled; `bytes` is what a coded side costs; `budget` bounds the positions the
 /// search places ([`PLACEMENT_BUDGET`]). By subtable, then by side.
 pub(crate) fn choose_layouts<C: Clone + Send>(
