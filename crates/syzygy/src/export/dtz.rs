@@ -264,7 +264,7 @@ pub fn export_dtz(tables: &Path, material: Material, out: &Path) -> Result<Expor
     let indices = kept.iter().map(|(_, l, _)| l.size()).sum();
     let bytes = dtz_file(&kept, source.symmetric, source.material.has_pawns())
         .map_err(|reason| source.unsupported(reason))?;
-    let path = out.join(format!("{}.rtbz", source.file_name));
+    let path = out.join(format!("{}.rtbz", source.file_material));
     retro_format::write_atomically(&path, &bytes)?;
     Ok(Exported {
         path,

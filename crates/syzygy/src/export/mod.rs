@@ -85,8 +85,8 @@ fn stored_class(class: Wdl) -> Option<u8> {
 pub(crate) struct Source {
     /// The material's name in `retro`'s tables.
     pub(crate) name: String,
-    /// The file's name: Syzygy's ([`crate::syzygy_material`]).
-    pub(crate) file_name: String,
+    /// The material as the file names and orients it ([`crate::syzygy_material`]).
+    pub(crate) file_material: Material,
     /// Whether the file's White is the tables' Black ([`crate::syzygy_material`]): the file's
     /// side to move `s` is then the tables' `1 - s`, and its positions the tables' with the
     /// colours exchanged.
@@ -133,7 +133,7 @@ impl Source {
         Ok(Source {
             symmetric: material.flipped() == material,
             name,
-            file_name: file_material.to_string(),
+            file_material,
             flipped,
             material,
             geo,
@@ -223,7 +223,7 @@ fn export_wdl_within(
         .map(|f| f.into_iter().map(|c| (c.layout, c.code)).collect())
         .collect();
     let bytes = wdl_file(&coded, source.symmetric, source.material.has_pawns());
-    let path = out.join(format!("{}.rtbw", source.file_name));
+    let path = out.join(format!("{}.rtbw", source.file_material));
     retro_format::write_atomically(&path, &bytes)?;
     Ok(Exported {
         path,
@@ -533,12 +533,7 @@ fn sampled_marks(
     let stm = [Side::White, Side::Black][s];
     let ours = s ^ usize::from(source.flipped);
     // The side and piece of each man of the listing, in the file's orientation.
-    let file_material = if source.flipped {
-        source.material.flipped()
-    } else {
-        source.material
-    };
-    let material_men = file_material.men();
+    let material_men = source.file_material.men();
     let men: Vec<(Side, Piece)> = layout
         .men
         .iter()
