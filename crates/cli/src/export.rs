@@ -1,13 +1,14 @@
 //! `retro export --syzygy DIR`: Syzygy WDL and DTZ files written from the proved WDL50 and
-//! DTZ50 tables (`retro_syzygy::export`), each read back through shakmaty-syzygy and compared
-//! with the proved tables, position by position, before it is reported.
+//! DTZ50 tables (`retro_syzygy::export`), each read back and compared with the proved tables
+//! as `retro verify --syzygy` compares (every stored entry, the reader asked where an entry
+//! differs and on a sample) before it is reported.
 //!
 //! Owns: choosing the materials, the progress and the report.
 //! Must never: write a file the check did not read back equal to the proved table without
 //! saying so and exiting 1.
 
 use crate::support::{available_memory, human_bytes, kind_tables_in, tables_dir};
-use crate::verify_syzygy::check_bar;
+use crate::verify_syzygy::{check_bar, coverage};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::ProgressBar;
 use retro_engine::Material;
@@ -15,7 +16,7 @@ use retro_format::TableKind;
 use retro_rules::Board;
 use retro_syzygy::export::dtz::export_dtz;
 use retro_syzygy::export::{export_wdl, memory_needed, Exported};
-use retro_syzygy::{check, SyzygyFiles};
+use retro_syzygy::{check, ProvedTables, SyzygyFiles};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -28,8 +29,10 @@ pub fn export_syzygy(
     materials: &[String],
     dir: Option<PathBuf>,
     wdl_only: bool,
+    every_position: bool,
     quiet: bool,
 ) -> Result<ExitCode> {
+    let coverage = coverage(every_position);
     let dir = tables_dir(dir);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut list: Vec<Material> = if materials.is_empty() {
@@ -105,14 +108,15 @@ pub fn export_syzygy(
             );
         }
     }
-    // Read back: every legal position's class (and DTZ) through shakmaty-syzygy against the
-    // proved tables; the smaller tables the captures reach are in `out` too.
+    // Read back: every stored entry (or every legal position through shakmaty-syzygy) against
+    // the proved tables; the smaller tables the captures reach are in `out` too.
     let files = SyzygyFiles::open(out)?;
     let mut failed = 0usize;
-    let (mut positions, mut equal, mut short) = (0u64, 0u64, 0u64);
+    let (mut positions, mut equal, mut short, mut through) = (0u64, 0u64, 0u64, 0u64);
     for m in &list {
         let bar = check_bar(format!("reading back {m}"), *m, quiet);
-        let c = check(&files, &dir, *m, &|n| bar.inc(n));
+        let c = ProvedTables::open(&dir, *m)
+            .and_then(|proved| check(&files, &proved, coverage, &|n| bar.inc(n)));
         bar.finish_and_clear();
         let c = c.map_err(|e| match e {
             retro_syzygy::SyzygyError::Missing { .. } => anyhow!(
@@ -122,6 +126,7 @@ pub fn export_syzygy(
             e => anyhow!("{e}"),
         })?;
         positions += c.positions;
+        through += c.through_reader;
         equal += c.dtz_equal;
         short += c.dtz_one_ply_short;
         if let Some(d) = &c.first {
@@ -148,9 +153,13 @@ pub fn export_syzygy(
              which the format keeps in moves)"
         )
     };
+    let how = match coverage {
+        retro_syzygy::Coverage::EveryPosition => "both sides to move, through shakmaty-syzygy",
+        retro_syzygy::Coverage::StoredEntries { .. } => "every stored entry",
+    };
     println!(
-        "{written} Syzygy files, {} ({bytes} bytes), in {}; read back by shakmaty-syzygy: \
-         {positions} positions, both sides to move, {}{dtz} ({:.1} s)",
+        "{written} Syzygy files, {} ({bytes} bytes), in {}; read back: {positions} classes \
+         compared ({how}; {through} positions through shakmaty-syzygy), {}{dtz} ({:.1} s)",
         human_bytes(bytes),
         out.display(),
         if failed == 0 {

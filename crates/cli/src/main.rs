@@ -271,18 +271,25 @@ enum Command {
         #[arg(long, conflicts_with = "resume")]
         distributed: bool,
         /// Check the Syzygy files (`.rtbw`, `.rtbz`) of this directory instead, from any
-        /// source: every position of each material (default: each the directory has a WDL
-        /// file of) against this directory's certified DTZ50 and WDL50 tables, the class
-        /// exactly and DTZ equal or one ply short (the format's rounding); exit 1 on any
-        /// difference.
+        /// source: every entry each material's files store (default: each material the
+        /// directory has a WDL file of), decoded in index order, against this directory's
+        /// certified DTZ50 and WDL50 tables, the class exactly and DTZ equal or one ply short
+        /// (the format's rounding); an entry that differs, the positions with an en passant
+        /// right and one position in 1,009 of both sides to move are asked of shakmaty-syzygy;
+        /// exit 1 on any difference.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["resume", "distributed", "kinds"])]
         syzygy: Option<PathBuf>,
+        /// With `--syzygy`: ask shakmaty-syzygy for every legal position, both sides to move
+        /// (the side a DTZ file leaves out by its one-ply search), instead of decoding the
+        /// files; about 10⁵ positions a second.
+        #[arg(long, requires = "syzygy")]
+        every_position: bool,
     },
     /// Write Syzygy WDL and DTZ files (`.rtbw`, `.rtbz`, read by Fathom, Stockfish,
     /// python-chess and shakmaty-syzygy) from the proved WDL50 and DTZ50 tables, and read each
-    /// back through shakmaty-syzygy against its tables: every legal position, both sides to
-    /// move, the class exactly, DTZ exactly for wins and losses (cursed wins and blessed
-    /// losses in the format's moves, at most one ply short).
+    /// back against its tables as `retro verify --syzygy` does: every stored entry, the class
+    /// exactly, DTZ exactly for wins and losses (cursed wins and blessed losses in the
+    /// format's moves, at most one ply short).
     Export {
         /// Materials (default: every table of three men or more in the directory).
         materials: Vec<String>,
@@ -295,6 +302,10 @@ enum Command {
         /// Write the WDL files alone.
         #[arg(long)]
         wdl_only: bool,
+        /// Read every legal position back through shakmaty-syzygy, both sides to move,
+        /// instead of decoding the files' entries (slow: about 10⁵ positions a second).
+        #[arg(long)]
+        every_position: bool,
         /// No progress lines.
         #[arg(long)]
         quiet: bool,
@@ -828,11 +839,14 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             kinds,
             distributed,
             syzygy,
+            every_position,
         } => match syzygy {
             Some(_) if board != Board::STANDARD => {
                 bail!("--syzygy checks 8x8 tables: Syzygy's files are of the standard board")
             }
-            Some(files) => verify_syzygy::verify_syzygy(&files, &materials, dir, quiet),
+            Some(files) => {
+                verify_syzygy::verify_syzygy(&files, &materials, dir, every_position, quiet)
+            }
             None => verify::verify(&materials, &kinds, board, dir, quiet, resume, distributed),
         },
         Command::Export {
@@ -840,8 +854,9 @@ fn run(command: Command, threads: Option<u16>) -> Result<ExitCode> {
             syzygy,
             dir,
             wdl_only,
+            every_position,
             quiet,
-        } => export::export_syzygy(&syzygy, &materials, dir, wdl_only, quiet),
+        } => export::export_syzygy(&syzygy, &materials, dir, wdl_only, every_position, quiet),
         Command::Prove {
             target,
             stm,

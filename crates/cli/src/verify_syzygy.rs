@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use retro_engine::Material;
 use retro_format::TableKind;
 use retro_rules::Board;
-use retro_syzygy::{check, SyzygyFiles};
+use retro_syzygy::{check, Coverage, ProvedTables, SyzygyFiles, READER_SAMPLE};
 use retro_verify::men::Men;
 use retro_verify::{certificate, Checker};
 use std::path::{Path, PathBuf};
@@ -35,15 +35,56 @@ pub(crate) fn check_bar(prefix: String, material: Material, quiet: bool) -> Prog
     bar
 }
 
+/// How much of each material a check compares: every stored entry, or every position through
+/// the reader where `every_position`.
+pub(crate) fn coverage(every_position: bool) -> Coverage {
+    if every_position {
+        Coverage::EveryPosition
+    } else {
+        Coverage::StoredEntries {
+            sample: READER_SAMPLE,
+        }
+    }
+}
+
+/// What a check compared, in words: positions, DTZ and how many went through the reader.
+pub(crate) fn compared(c: &retro_syzygy::FileCheck, coverage: Coverage) -> String {
+    let how = match coverage {
+        Coverage::EveryPosition => "every legal position, both sides to move, through \
+                                    shakmaty-syzygy"
+            .to_string(),
+        Coverage::StoredEntries { .. } => format!(
+            "every stored entry, {} positions also through shakmaty-syzygy",
+            c.through_reader
+        ),
+    };
+    if c.wdl_only {
+        format!(
+            "{} classes compared ({how}), all equal; no DTZ file, so no DTZ compared",
+            c.positions
+        )
+    } else {
+        format!(
+            "{} classes compared ({how}), all equal; DTZ of {} decisive positions: equal at \
+             {}, one ply short in the file at {} ({} of them read as exact), as python-chess \
+             documents its rounding",
+            c.positions, c.dtz_compared, c.dtz_equal, c.dtz_one_ply_short, c.short_though_exact
+        )
+    }
+}
+
 /// Checks the Syzygy files of `syzygy` for `materials` (default: every material it has a WDL
-/// file of) against the certified fifty-move tables of `dir`; exit 1 on any difference, a
-/// damaged or missing file, or a table not certified.
+/// file of) against the certified fifty-move tables of `dir`, every stored entry (every
+/// position through the reader where `every_position`); exit 1 on any difference, a damaged
+/// or missing file, or a table not certified.
 pub fn verify_syzygy(
     syzygy: &Path,
     materials: &[String],
     dir: Option<PathBuf>,
+    every_position: bool,
     quiet: bool,
 ) -> Result<ExitCode> {
+    let coverage = coverage(every_position);
     let dir = tables_dir(dir);
     let board = Board::STANDARD;
     let files = SyzygyFiles::open(syzygy)?;
@@ -62,17 +103,27 @@ pub fn verify_syzygy(
         let material: Material = name.parse().map_err(|e| anyhow!("{name}: {e}"))?;
         let (canonical, _) = material.canonical();
         let men = retro_verify::stored(Men::parse(&canonical.to_string())?);
-        match certificate::established_kind(&checker, &men, TableKind::Dtz50)? {
-            None => {}
-            Some(why) => {
-                println!("{name:>14}  NOT CHECKED: {why}");
+        let began = Instant::now();
+        // The proved table read through once: its hash for the certificate, its values for
+        // the comparison.
+        let proved = match ProvedTables::open(&dir, canonical) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{name:>14}  NOT CHECKED: {e}");
                 failed += 1;
                 continue;
             }
+        };
+        let body = proved.body_hash();
+        if let Some(why) =
+            certificate::established_as_read(&checker, &men, TableKind::Dtz50, &body)?
+        {
+            println!("{name:>14}  NOT CHECKED: {why}");
+            failed += 1;
+            continue;
         }
         let progress = check_bar(format!("syzygy {name}"), canonical, quiet);
-        let began = Instant::now();
-        let result = check(&files, &dir, canonical, &|n| progress.inc(n));
+        let result = check(&files, &proved, coverage, &|n| progress.inc(n));
         progress.finish_and_clear();
         match result {
             Err(e) => {
@@ -81,27 +132,12 @@ pub fn verify_syzygy(
             }
             Ok(c) => {
                 positions += c.positions;
-                let figures = if c.wdl_only {
-                    format!(
-                        "{} positions, both sides to move, classes equal; no DTZ file, so no \
-                         DTZ compared; {} ({:.1} s)",
-                        c.positions,
-                        checksums(c.checksums),
-                        began.elapsed().as_secs_f64()
-                    )
-                } else {
-                    format!(
-                        "{} positions, both sides to move, classes equal; DTZ equal at {}, one \
-                         ply short in the file at {} ({} of them read as exact), as \
-                         python-chess documents its rounding; {} ({:.1} s)",
-                        c.positions,
-                        c.dtz_equal,
-                        c.dtz_one_ply_short,
-                        c.short_though_exact,
-                        checksums(c.checksums),
-                        began.elapsed().as_secs_f64()
-                    )
-                };
+                let figures = format!(
+                    "{}; {} ({:.1} s)",
+                    compared(&c, coverage),
+                    checksums(c.checksums),
+                    began.elapsed().as_secs_f64()
+                );
                 match &c.first {
                     None => {
                         println!("{name:>14}  pass: {figures}");

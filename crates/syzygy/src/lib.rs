@@ -5,7 +5,10 @@
 //!
 //! Owns: opening a directory of Syzygy files (through shakmaty-syzygy, the Rust reader of the
 //! format, GPL-3.0-or-later as this crate), turning the engine's positions into shakmaty's, and
-//! the comparison: the class (win, cursed win, draw, blessed loss, loss) exactly, and the
+//! the comparison ([`check`]), either of every entry the files store, decoded in index order
+//! ([`decode`]; a reader's probe at a time takes about 10 µs, too slow for the 10¹⁰ entries of
+//! the five-man files), with the reader asked wherever an entry differs, or of every position
+//! through the reader: the class (win, cursed win, draw, blessed loss, loss) exactly, and the
 //! distance to zeroing either equal or one ply short there. The format's DTZ is "DTZ50''",
 //! rounded: python-chess documents that any value it reads "can be off by one" (a win or a loss
 //! whose zeroing move comes one ply later than the file says), and the files do that even where
@@ -28,11 +31,15 @@
 //!     .unwrap();
 //! let files = retro_syzygy::SyzygyFiles::open(dir.path()).unwrap();
 //! let material = retro_engine::Material::parse("KRvK").unwrap();
-//! let err = retro_syzygy::check(&files, dir.path(), material, &|_| {}).unwrap_err();
+//! let proved = retro_syzygy::ProvedTables::open(dir.path(), material).unwrap();
+//! let coverage = retro_syzygy::Coverage::StoredEntries { sample: 1009 };
+//! let err = retro_syzygy::check(&files, &proved, coverage, &|_| {}).unwrap_err();
 //! assert!(err.to_string().contains("KRvK"));
 //! ```
 
 pub mod checksum;
+pub mod decode;
+mod entries;
 pub mod export;
 
 use rayon::prelude::*;
@@ -296,8 +303,20 @@ pub struct Difference {
 pub struct FileCheck {
     /// The material, in `retro`'s name.
     pub material: String,
-    /// Legal positions compared, both sides to move.
+    /// Legal positions whose class was compared: by their stored entries, or through the
+    /// reader.
     pub positions: u64,
+    /// Of those, the ones asked of the reader (shakmaty-syzygy): every one under
+    /// [`Coverage::EveryPosition`]; else the entries that differ from the proved value, the
+    /// positions with an en passant right and the sample.
+    pub through_reader: u64,
+    /// Decisive positions whose DTZ was compared.
+    pub dtz_compared: u64,
+    /// Entries whose value no reader's answer depends on, not compared: a WDL entry below
+    /// the class a capture reaches (the readers take the better of the entry and the
+    /// captures'), the DTZ entry of a win whose zeroing move is now (the readers answer from
+    /// that move).
+    pub unread: u64,
     /// Of those, positions whose DTZ is the same here and in the file.
     pub dtz_equal: u64,
     /// Positions whose DTZ is one ply longer here than in the file (the rounding python-chess
@@ -437,120 +456,282 @@ fn failing_file(e: &ReaderError) -> Option<(String, bool)> {
     Some((format!("{material}.{extension}"), missing))
 }
 
-/// Compares every legal position of `material` (both sides to move, en passant included)
-/// valued by `files` with the proved DTZ50 and WDL50 tables of `tables` (8×8): the classes,
-/// and the DTZ where `files` has the material's DTZ file; `progress` is told how many
-/// positions each finished stretch held.
+/// Under [`Coverage::StoredEntries`], one position in this many, both sides to move, is also
+/// probed through the reader (a prime, so that the sample falls on every digit of the index).
+pub const READER_SAMPLE: u64 = 1009;
+
+/// How much of a material a check compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coverage {
+    /// Every entry the files store, decoded in index order ([`decode`]): the class of every
+    /// legal position of each side the WDL file stores, the DTZ of every decisive one of the
+    /// side the DTZ file stores; each entry that differs from the proved value (a don't-care
+    /// the readers answer from captures instead) asked of the reader, as are the positions
+    /// with an en passant right (the index has none) and one position in `sample`, both sides
+    /// to move (`0`: none).
+    StoredEntries {
+        /// One legal position in this many, both sides to move, also probed through the
+        /// reader (shakmaty-syzygy), its class and DTZ as a user reads them.
+        sample: u64,
+    },
+    /// Every legal position, both sides to move, through the reader (shakmaty-syzygy): the
+    /// side a DTZ file leaves out by its one-ply search. Thorough and slow (about 10⁵
+    /// positions a second).
+    EveryPosition,
+}
+
+/// A material's proved DTZ50 table, opened (read through and checked against its header)
+/// once for a check of its Syzygy files: the classes are its values' classes under the rule.
+pub struct ProvedTables {
+    pub(crate) name: String,
+    /// The tables' directory.
+    pub(crate) dir: PathBuf,
+    pub(crate) geo: Geometry,
+    pub(crate) indexer: Indexer,
+    pub(crate) dtz: Table,
+    pub(crate) rule: u32,
+}
+
+impl ProvedTables {
+    /// Opens the DTZ50 table of `material` in `tables` (8×8, a rule of 100 plies), raw or
+    /// decoded from its packed file.
+    pub fn open(tables: &Path, material: Material) -> Result<ProvedTables, SyzygyError> {
+        retro_format::install_restorer(retro_gen::restore_packed);
+        let name = material.to_string();
+        let unsupported = |reason: String| SyzygyError::Unsupported {
+            material: name.clone(),
+            reason,
+        };
+        let geo = Geometry::new(Board::STANDARD);
+        let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let dtz = open_proved(tables, TableKind::Dtz50, &name)?;
+        let rule = u32::from(dtz.header().rule_plies);
+        if rule != 100 {
+            return Err(unsupported(format!(
+                "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
+            )));
+        }
+        Ok(ProvedTables {
+            name,
+            dir: tables.to_path_buf(),
+            geo,
+            indexer,
+            dtz,
+            rule,
+        })
+    }
+
+    /// The hash of the DTZ50 table's body, which its certificate names.
+    pub fn body_hash(&self) -> [u8; 32] {
+        self.dtz.body_hash()
+    }
+
+    /// The proved class of our side `s` (0: White to move) at `i`; `None` for an illegal
+    /// position.
+    pub(crate) fn class(&self, s: usize, i: u64) -> Result<Option<Wdl>, SyzygyError> {
+        match self.dtz.dtz(s == 0, i)?.class(self.rule) {
+            Wdl::Illegal => Ok(None),
+            c => Ok(Some(c)),
+        }
+    }
+
+    /// Compares the reader's class and DTZ of the legal position `p` (index `i` of our
+    /// side `s`, class `class`) with the proved ones, into `out` (the caller counts the
+    /// position).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn through_reader(
+        &self,
+        files: &SyzygyFiles,
+        wdl_only: bool,
+        s: usize,
+        i: u64,
+        class: Wdl,
+        p: &TablePosition,
+        out: &mut FileCheck,
+    ) -> Result<(), SyzygyError> {
+        let geo = &self.geo;
+        let Some(chess) = shakmaty_of(geo, p) else {
+            return Err(SyzygyError::Unsupported {
+                material: self.name.clone(),
+                reason: format!("index {i}: a value for a position shakmaty does not take"),
+            });
+        };
+        let reader_error = |e: ReaderError| files.reader_error(&self.name, e);
+        let theirs_class = reader_class(
+            files
+                .tables
+                .probe_wdl_after_zeroing(&chess)
+                .map_err(reader_error)?,
+        );
+        out.through_reader += 1;
+        if wdl_only {
+            if theirs_class != class {
+                out.record(Difference {
+                    fen: p.to_natural(geo).fen(),
+                    ours: class.name().to_string(),
+                    theirs: theirs_class.name().to_string(),
+                });
+            }
+            return Ok(());
+        };
+        let ours = self.dtz.dtz(s == 0, i)?;
+        let theirs_dtz = files.tables.probe_dtz(&chess).map_err(reader_error)?;
+        let agreement = dtz_agreement(ours, theirs_dtz);
+        out.count(agreement);
+        if agreement != Agreement::Differs && theirs_class == class {
+            return Ok(());
+        }
+        let (t, rounded) = match theirs_dtz {
+            MaybeRounded::Precise(t) => (t.0, ""),
+            MaybeRounded::Rounded(t) => (t.0, ", possibly rounded"),
+        };
+        out.record(Difference {
+            fen: p.to_natural(geo).fen(),
+            ours: format!("{}, DTZ50 {}", class.name(), signed(ours)),
+            theirs: format!("{}, DTZ {t}{rounded}", theirs_class.name()),
+        });
+        Ok(())
+    }
+}
+
+impl FileCheck {
+    /// Counts a difference, keeping the first.
+    pub(crate) fn record(&mut self, d: Difference) {
+        self.differences += 1;
+        if self.first.is_none() {
+            self.first = Some(d);
+        }
+    }
+
+    /// Counts a DTZ compared.
+    fn count(&mut self, agreement: Agreement) {
+        self.dtz_compared += 1;
+        match agreement {
+            Agreement::Equal => self.dtz_equal += 1,
+            Agreement::OnePlyShort { exact } => {
+                self.dtz_one_ply_short += 1;
+                self.short_though_exact += u64::from(exact);
+            }
+            Agreement::Differs => {}
+        }
+    }
+
+    /// The counts of `checks` added up, the first difference of the first that has one.
+    pub(crate) fn summed(checks: Vec<FileCheck>) -> FileCheck {
+        let mut total = FileCheck::default();
+        for c in checks {
+            total.add(c);
+        }
+        total
+    }
+
+    /// Adds `other`'s counts; its first difference stands if none was found here.
+    pub(crate) fn add(&mut self, other: FileCheck) {
+        self.positions += other.positions;
+        self.dtz_compared += other.dtz_compared;
+        self.dtz_equal += other.dtz_equal;
+        self.dtz_one_ply_short += other.dtz_one_ply_short;
+        self.short_though_exact += other.short_though_exact;
+        self.through_reader += other.through_reader;
+        self.unread += other.unread;
+        self.differences += other.differences;
+        if self.first.is_none() {
+            self.first = other.first;
+        }
+    }
+}
+
+/// Compares the Syzygy files in `files` of `proved`'s material with its proved DTZ50 table
+/// (8×8), as far as `coverage` says: the classes, and the DTZ where `files` has the
+/// material's DTZ file; `progress` is told the share of the work each finished stretch did,
+/// in units of which a material has twice its proved table's indices.
 pub fn check(
     files: &SyzygyFiles,
-    tables: &Path,
-    material: Material,
+    proved: &ProvedTables,
+    coverage: Coverage,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FileCheck, SyzygyError> {
-    retro_format::install_restorer(retro_gen::restore_packed);
-    let name = material.to_string();
-    let unsupported = |reason: String| SyzygyError::Unsupported {
-        material: name.clone(),
-        reason,
-    };
-    let geo = Geometry::new(Board::STANDARD);
-    let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
+    let material = proved.indexer.material();
     let wdl_only = !files.has_dtz(material);
     let checksums = files.test_checksums(material)?;
-    let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
-    let dtz = if wdl_only {
-        None
-    } else {
-        Some(open_proved(tables, TableKind::Dtz50, &name)?)
+    let mut total = FileCheck {
+        material: proved.name.clone(),
+        wdl_only,
+        checksums,
+        ..FileCheck::default()
     };
-    let rule = u32::from(wdl.header().rule_plies);
-    if rule != 100 {
-        return Err(unsupported(format!(
-            "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
-        )));
+    let indexer = &proved.indexer;
+    match coverage {
+        Coverage::EveryPosition => {
+            let size = indexer.size();
+            total.add(reader_pass(files, proved, wdl_only, 0..size, 1, progress)?);
+        }
+        Coverage::StoredEntries { sample } => {
+            total.add(entries::check_entries(files, proved, wdl_only, progress)?);
+            // The positions with an en passant right: no index of the files holds them.
+            let (placements, size) = (indexer.placements(), indexer.size());
+            total.add(reader_pass(
+                files,
+                proved,
+                wdl_only,
+                placements..size,
+                1,
+                &|_| {},
+            )?);
+            if sample > 0 {
+                total.add(reader_pass(
+                    files,
+                    proved,
+                    wdl_only,
+                    0..placements,
+                    sample,
+                    &|_| {},
+                )?);
+            }
+        }
     }
-    let size = indexer.size();
+    Ok(total)
+}
+
+/// Compares through the reader the legal positions of `indices` (one in `stride`), both
+/// sides to move.
+fn reader_pass(
+    files: &SyzygyFiles,
+    proved: &ProvedTables,
+    wdl_only: bool,
+    indices: std::ops::Range<u64>,
+    stride: u64,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<FileCheck, SyzygyError> {
     const CHUNK: u64 = 1 << 14;
-    let reader_error = |e: ReaderError| files.reader_error(&name, e);
+    let (geo, indexer) = (&proved.geo, &proved.indexer);
     let mut stretches: Vec<(usize, u64)> = Vec::new();
+    let chunks = (indices.end - indices.start).div_ceil(CHUNK);
     for s in 0..2 {
-        stretches.extend((0..size.div_ceil(CHUNK)).map(|c| (s, c)));
+        stretches.extend((0..chunks).map(|c| (s, c)));
     }
     let checks: Vec<FileCheck> = stretches
         .par_iter()
         .map(|&(s, chunk)| -> Result<FileCheck, SyzygyError> {
             let stm = [Side::White, Side::Black][s];
-            let white = s == 0;
-            let begin = chunk * CHUNK;
-            let end = (begin + CHUNK).min(size);
+            let begin = indices.start + chunk * CHUNK;
+            let end = (begin + CHUNK).min(indices.end);
             let mut out = FileCheck::default();
             let mut failure = None;
-            indexer.for_each_position::<TABLE_MEN>(&geo, begin..end, stm, |i, p| {
-                if failure.is_some() {
+            indexer.for_each_position::<TABLE_MEN>(geo, begin..end, stm, |i, p| {
+                if failure.is_some() || (stride > 1 && i % stride != 0) {
                     return;
                 }
-                let class = match wdl.code(white, i).map(Wdl::from_code) {
-                    Ok(Some(Wdl::Illegal)) => return,
-                    Ok(Some(c)) => c,
-                    Ok(None) => return failure = Some(unsupported(format!("index {i}: no class"))),
-                    Err(e) => return failure = Some(SyzygyError::Table(e)),
-                };
-                let ours = match dtz.as_ref().map(|dtz| dtz.dtz(white, i)) {
-                    Some(Ok(v)) => Some(v),
-                    Some(Err(e)) => return failure = Some(SyzygyError::Table(e)),
-                    None => None,
-                };
-                let Some(position) = p.and_then(|p| shakmaty_of(&geo, &p).map(|c| (p, c))) else {
-                    return failure = Some(unsupported(format!(
-                        "index {i}: a value for a position shakmaty does not take"
-                    )));
-                };
-                let (p, chess) = position;
-                let theirs_class = match files.tables.probe_wdl_after_zeroing(&chess) {
-                    Ok(w) => reader_class(w),
-                    Err(e) => return failure = Some(reader_error(e)),
-                };
-                out.positions += 1;
-                let Some(ours) = ours else {
-                    if theirs_class != class {
-                        out.differences += 1;
-                        if out.first.is_none() {
-                            out.first = Some(Difference {
-                                fen: p.to_natural(&geo).fen(),
-                                ours: class.name().to_string(),
-                                theirs: theirs_class.name().to_string(),
-                            });
-                        }
+                let Some(p) = p else { return };
+                let result = proved.class(s, i).and_then(|class| match class {
+                    None => Ok(()),
+                    Some(class) => {
+                        out.positions += 1;
+                        proved.through_reader(files, wdl_only, s, i, class, &p, &mut out)
                     }
-                    return;
-                };
-                let theirs_dtz = match files.tables.probe_dtz(&chess) {
-                    Ok(d) => d,
-                    Err(e) => return failure = Some(reader_error(e)),
-                };
-                let agreement = dtz_agreement(ours, theirs_dtz);
-                match agreement {
-                    Agreement::Equal => out.dtz_equal += 1,
-                    Agreement::OnePlyShort { exact } => {
-                        out.dtz_one_ply_short += 1;
-                        out.short_though_exact += u64::from(exact);
-                    }
-                    Agreement::Differs => {}
-                }
-                if agreement != Agreement::Differs && theirs_class == class {
-                    return;
-                }
-                out.differences += 1;
-                if out.first.is_none() {
-                    let (t, rounded) = match theirs_dtz {
-                        MaybeRounded::Precise(t) => (t.0, ""),
-                        MaybeRounded::Rounded(t) => (t.0, ", possibly rounded"),
-                    };
-                    out.first = Some(Difference {
-                        fen: p.to_natural(&geo).fen(),
-                        ours: format!("{}, DTZ50 {}", class.name(), signed(ours)),
-                        theirs: format!("{}, DTZ {t}{rounded}", theirs_class.name()),
-                    });
+                });
+                if let Err(e) = result {
+                    failure = Some(e);
                 }
             });
             if let Some(e) = failure {
@@ -560,23 +741,7 @@ pub fn check(
             Ok(out)
         })
         .collect::<Result<_, _>>()?;
-    let mut total = FileCheck {
-        material: name,
-        wdl_only,
-        checksums,
-        ..FileCheck::default()
-    };
-    for c in checks {
-        total.positions += c.positions;
-        total.dtz_equal += c.dtz_equal;
-        total.dtz_one_ply_short += c.dtz_one_ply_short;
-        total.short_though_exact += c.short_though_exact;
-        total.differences += c.differences;
-        if total.first.is_none() {
-            total.first = c.first;
-        }
-    }
-    Ok(total)
+    Ok(FileCheck::summed(checks))
 }
 
 #[cfg(test)]

@@ -60,14 +60,33 @@ fn adjacent_or_same(a: Square, b: Square) -> bool {
     file_of(a).abs_diff(file_of(b)) <= 1 && rank_of(a).abs_diff(rank_of(b)) <= 1
 }
 
-/// `n` choose `k` (0 where `k > n`).
+/// `n` choose `k` (0 where `k > n`): looked up for the board's squares and groups of up to
+/// seven men, worked out otherwise.
 pub fn binomial(n: u64, k: u64) -> u64 {
+    if n <= 64 && k < 8 {
+        return BINOMIALS[n as usize][k as usize];
+    }
+    binomial_worked_out(n, k)
+}
+
+fn binomial_worked_out(n: u64, k: u64) -> u64 {
     if k > n {
         return 0;
     }
     let k = k.min(n - k);
     (0..k).fold(1, |r, i| r * (n - i) / (i + 1))
 }
+
+/// `n` choose `k` for `n` ≤ 64 and `k` < 8.
+static BINOMIALS: std::sync::LazyLock<[[u64; 8]; 65]> = std::sync::LazyLock::new(|| {
+    let mut table = [[0u64; 8]; 65];
+    for (n, row) in table.iter_mut().enumerate() {
+        for (k, entry) in row.iter_mut().enumerate() {
+            *entry = binomial_worked_out(n as u64, k as u64);
+        }
+    }
+    table
+});
 
 /// The squares of the a1–d1–d4 triangle in the order of their number there: b1, c1, d1, c2,
 /// d2, d3 (off the diagonal), then a1, b2, c3, d4.
@@ -463,17 +482,20 @@ impl Layout {
             let mut group = [0 as Square; 8];
             for i in (0..len).rev() {
                 let k = i as u64 + 1;
-                let mut r = i as u64;
-                while binomial(r + 1, k) <= number {
-                    r += 1;
+                // The largest r with C(r, k) ≤ number, by halving [i, room).
+                let (mut low, mut high) = (i as u64, room);
+                while high - low > 1 {
+                    let mid = (low + high) / 2;
+                    if binomial(mid, k) <= number {
+                        low = mid;
+                    } else {
+                        high = mid;
+                    }
                 }
+                let r = low;
                 number -= binomial(r, k);
                 // The r-th square not taken by the groups before.
-                let mut free_squares = !taken & !unavailable;
-                for _ in 0..r {
-                    free_squares &= free_squares - 1;
-                }
-                group[i] = free_squares.trailing_zeros() as Square;
+                group[i] = nth_set_square(!taken & !unavailable, r as u32);
             }
             squares[placed..placed + len].copy_from_slice(&group[..len]);
             for &sq in &group[..len] {
@@ -484,6 +506,26 @@ impl Layout {
         }
         Some(placed)
     }
+}
+
+/// The square of the `n`-th set bit of `squares` (from a1), `n` below their count.
+fn nth_set_square(squares: u64, mut n: u32) -> Square {
+    let mut base = 0u32;
+    let mut rest = squares;
+    // Whole bytes first, then bits.
+    loop {
+        let count = (rest & 0xff).count_ones();
+        if n < count {
+            break;
+        }
+        n -= count;
+        rest >>= 8;
+        base += 8;
+    }
+    for _ in 0..n {
+        rest &= rest - 1;
+    }
+    (base + rest.trailing_zeros()) as Square
 }
 
 /// By leading group number, the group's squares as the readers turn them (an unused third

@@ -61,7 +61,7 @@ pub struct Exported {
 }
 
 /// The header nibble of a man of ours, the file's White being the side named first.
-fn syzygy_man(side: Side, piece: Piece) -> SyzygyMan {
+pub(crate) fn syzygy_man(side: Side, piece: Piece) -> SyzygyMan {
     SyzygyMan {
         kind: retro_engine::piece_rank(piece),
         black: side == Side::Black,
@@ -69,7 +69,7 @@ fn syzygy_man(side: Side, piece: Piece) -> SyzygyMan {
 }
 
 /// The WDL value Syzygy stores for a class: 0 loss … 4 win, for the side to move.
-fn stored_class(class: Wdl) -> Option<u8> {
+pub(crate) fn stored_class(class: Wdl) -> Option<u8> {
     Some(match class {
         Wdl::Loss => 0,
         Wdl::BlessedLoss => 1,
@@ -593,7 +593,7 @@ fn sampled_marks(
 
 /// Whether the side to move of `p` may promote a pawn by a step (no capture): the readers
 /// search captures only, so an entry such a promotion decides is kept.
-fn pawn_step_promotes(geo: &Geometry, p: &retro_engine::TablePosition) -> bool {
+pub(crate) fn pawn_step_promotes(geo: &Geometry, p: &retro_engine::TablePosition) -> bool {
     let stm = p.side_to_move();
     let square = |man: &retro_engine::Man| (geo.file(man.sq), geo.rank(man.sq));
     p.men().iter().any(|man| {
@@ -743,7 +743,8 @@ mod tests {
         }
         let files = crate::SyzygyFiles::open(out.path()).unwrap();
         for &m in &materials[4..] {
-            let c = crate::check(&files, tables.path(), m, &|_| {}).unwrap();
+            let proved = crate::ProvedTables::open(tables.path(), m).unwrap();
+            let c = crate::check(&files, &proved, crate::Coverage::EveryPosition, &|_| {}).unwrap();
             assert!(c.positions > 0 && c.checksums == 1, "{m}");
             assert_eq!(c.differences, 0, "{m}: first {:?}", c.first);
         }
