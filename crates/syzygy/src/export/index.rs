@@ -194,7 +194,8 @@ impl Layout {
     /// Every listing of a pawnless material's men (`men`: White's the side named first, one
     /// king a side) that the format allows, with the number of men in its leading group: each
     /// ordered choice of three men alone of their kind where there are three, else the two
-    /// kings in either order; the other men after them, identical men together.
+    /// kings in either order; the other men after them, identical men together, their groups
+    /// in every order (the later a group, the more its digit weighs).
     pub fn listings(men: &[SyzygyMan]) -> Vec<(Vec<SyzygyMan>, usize)> {
         assert!(men.iter().all(|m| m.kind != 1), "a pawnless layout");
         let alone = |m: &SyzygyMan| men.iter().filter(|n| *n == m).count() == 1;
@@ -221,7 +222,7 @@ impl Layout {
         }
         leads
             .into_iter()
-            .map(|lead_men| {
+            .flat_map(|lead_men| {
                 let mut rest: Vec<SyzygyMan> = men.to_vec();
                 for m in &lead_men {
                     let at = rest
@@ -230,10 +231,11 @@ impl Layout {
                         .expect("listed from the men");
                     rest.remove(at);
                 }
-                rest.sort_by_key(|m| (m.black, std::cmp::Reverse(m.kind)));
-                let mut listed = lead_men;
-                listed.extend(rest);
-                (listed, lead)
+                group_orders(&rest).into_iter().map(move |ordered| {
+                    let mut listed = lead_men.clone();
+                    listed.extend(ordered);
+                    (listed, lead)
+                })
             })
             .collect()
     }
@@ -552,6 +554,36 @@ static LEAD_PLACEMENTS: std::sync::LazyLock<[Vec<[Square; 3]>; 2]> =
         }
         [two, three]
     });
+
+/// `men` listed with identical men together, the groups in every order (each order once):
+/// White's before Black's and the stronger first in the first listing.
+pub fn group_orders(men: &[SyzygyMan]) -> Vec<Vec<SyzygyMan>> {
+    let mut sorted = men.to_vec();
+    sorted.sort_by_key(|m| (m.black, std::cmp::Reverse(m.kind)));
+    let mut groups: Vec<Vec<SyzygyMan>> = Vec::new();
+    for m in sorted {
+        match groups.last_mut() {
+            Some(g) if g[0] == m => g.push(m),
+            _ => groups.push(vec![m]),
+        }
+    }
+    let mut out = Vec::new();
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    loop {
+        out.push(order.iter().flat_map(|&g| groups[g].clone()).collect());
+        // The next permutation in lexicographic order, until the last.
+        let Some(i) = (1..order.len()).rev().find(|&i| order[i - 1] < order[i]) else {
+            break;
+        };
+        let j = (i..order.len())
+            .rev()
+            .find(|&j| order[j] > order[i - 1])
+            .expect("a larger element after");
+        order.swap(i - 1, j);
+        order[i..].reverse();
+    }
+    out
+}
 
 /// The file (0–3, a–d) of the subtable a placement of leading pawns on `squares` belongs to:
 /// that of the pawn furthest up the format's pawn order, mirrored onto files a–d.
@@ -915,6 +947,17 @@ mod tests {
         // KRRvK: the kings lead, the rooks are a group of two.
         let listings = Layout::listings(&[k, r, r, kb]);
         assert_eq!(listings.len(), 2);
+        // KRvKR: three of the four men lead, the fourth after them; KRRvKRR: the rooks of
+        // each side are a group, in either order after the kings.
+        let rb = SyzygyMan {
+            kind: 4,
+            black: true,
+        };
+        assert_eq!(Layout::listings(&[k, r, kb, rb]).len(), 24);
+        let two_groups = Layout::listings(&[k, r, r, kb, rb, rb]);
+        assert_eq!(two_groups.len(), 2 * 2);
+        assert!(two_groups.iter().any(|(l, _)| l[2..] == [r, r, rb, rb]));
+        assert!(two_groups.iter().any(|(l, _)| l[2..] == [rb, rb, r, r]));
         let (listed, lead) = listings[0].clone();
         let layout = Layout::new(listed, lead, 0);
         assert_eq!(layout.men, vec![k, kb, r, r]);
