@@ -718,8 +718,8 @@ fn reader_pass(
             let end = (begin + CHUNK).min(indices.end);
             let mut out = FileCheck::default();
             let mut failure = None;
-            indexer.for_each_position::<TABLE_MEN>(geo, begin..end, stm, |i, p| {
-                if failure.is_some() || (stride > 1 && i % stride != 0) {
+            let mut visit = |i: u64, p: Option<TablePosition>| {
+                if failure.is_some() {
                     return;
                 }
                 let Some(p) = p else { return };
@@ -733,7 +733,15 @@ fn reader_pass(
                 if let Err(e) = result {
                     failure = Some(e);
                 }
-            });
+            };
+            if stride == 1 {
+                indexer.for_each_position::<TABLE_MEN>(geo, begin..end, stm, &mut visit);
+            } else {
+                // A sample: only its own indices are turned into positions.
+                for i in (begin.next_multiple_of(stride)..end).step_by(stride as usize) {
+                    visit(i, indexer.position(geo, i, stm));
+                }
+            }
             if let Some(e) = failure {
                 return Err(e);
             }
