@@ -11,10 +11,10 @@
 
 use crate::decode::{Decisive, FileKind, SyzygyFile};
 use crate::export;
-use crate::export::index::{Layout, SyzygyMan};
+use crate::export::index::SyzygyMan;
 use crate::{dtz_agreement, Agreement, FileCheck, ProvedTables, SyzygyError, SyzygyFiles};
 use rayon::prelude::*;
-use retro_engine::{Material, TablePosition};
+use retro_engine::Material;
 use retro_format::Wdl;
 use retro_rules::{Piece, Side};
 use shakmaty_syzygy::{Dtz as ReaderDtz, MaybeRounded};
@@ -106,21 +106,6 @@ pub(crate) fn check_entries(
     Ok(total)
 }
 
-/// The sides and pieces of a side's listing, in the file's colours: `file_material` is the
-/// material as the file's White and Black hold it.
-fn listed_men(layout: &Layout, file_material: Material) -> Option<Vec<(Side, Piece)>> {
-    let men = file_material.men();
-    layout
-        .men
-        .iter()
-        .map(|m| {
-            men.iter()
-                .copied()
-                .find(|&(side, piece)| crate::export::syzygy_man(side, piece) == *m)
-        })
-        .collect()
-}
-
 /// Whether the file's White is our tables' Black: its listing's White men are our Black's.
 fn oriented(listing: &[SyzygyMan], material: Material) -> Option<bool> {
     let kinds = |black: bool| {
@@ -183,7 +168,7 @@ fn walk(
                 continue;
             }
             let stm = if file.symmetric { 0 } else { side.side };
-            let men = listed_men(&side.layout, file_material)
+            let men = export::listed_men(&side.layout, file_material)
                 .ok_or_else(|| damaged("a listing of men not the material's".into()))?;
             for run in side.runs(bytes, RUN_ENTRIES) {
                 work.push((side, stm, men.clone(), run));
@@ -199,24 +184,16 @@ fn walk(
             let to_move = [Side::White, Side::Black][*stm];
             let ours = stm ^ usize::from(flipped);
             let mut squares = [0u8; 8];
+            let at = export::PlacedIndex {
+                geo,
+                indexer,
+                layout: &side.layout,
+                men,
+                flipped,
+            };
             for (k, &value) in values.iter().enumerate() {
                 let index = run.first + k as u64;
-                let Some(n) = side.layout.placement_into(index, &mut squares) else {
-                    continue;
-                };
-                let placed =
-                    men.iter()
-                        .zip(&squares[..n])
-                        .map(|(&(s, piece), &sq)| retro_engine::Man {
-                            side: s,
-                            piece,
-                            sq: geo.sq(sq % 8, sq / 8),
-                        });
-                let Ok(p) = TablePosition::new(geo, placed, to_move, None) else {
-                    continue;
-                };
-                let p = if flipped { p.colour_flipped(geo) } else { p };
-                let Some(i) = indexer.index(geo, &p) else {
+                let Some((i, p)) = at.position(index, to_move, &mut squares) else {
                     continue;
                 };
                 let Some(class) = proved.class(ours, i)? else {

@@ -544,19 +544,7 @@ fn sampled_marks(
     let geo = &source.geo;
     let stm = [Side::White, Side::Black][s];
     let ours = s ^ usize::from(source.flipped);
-    // The side and piece of each man of the listing, in the file's orientation.
-    let material_men = source.file_material.men();
-    let men: Vec<(Side, Piece)> = layout
-        .men
-        .iter()
-        .map(|m| {
-            material_men
-                .iter()
-                .copied()
-                .find(|&(side, piece)| syzygy_man(side, piece) == *m)
-                .expect("a man of the material")
-        })
-        .collect();
+    let men = listed_men(layout, source.file_material).expect("a listing of the material's men");
     let windows = layout.size().div_ceil(INDEX_WINDOW);
     let taken = windows.div_ceil(INDEX_SAMPLE).max(1);
     let starts: Vec<u64> = (0..taken)
@@ -569,30 +557,15 @@ fn sampled_marks(
             let mut out = Vec::with_capacity((end - start) as usize);
             let mut squares = [0; 8];
             for index in start..end {
-                let value = match layout.placement_into(index, &mut squares) {
-                    Some(n) => {
-                        let placed = men.iter().zip(&squares[..n]).map(|(&(side, piece), &sq)| {
-                            retro_engine::Man {
-                                side,
-                                piece,
-                                sq: geo.sq(sq % 8, sq / 8),
-                            }
-                        });
-                        match retro_engine::TablePosition::new(geo, placed, stm, None) {
-                            Ok(p) => {
-                                let p = if source.flipped {
-                                    p.colour_flipped(geo)
-                                } else {
-                                    p
-                                };
-                                match source.indexer.index(geo, &p) {
-                                    Some(i) => mark(ours, i, &p)?.unwrap_or(UNSET),
-                                    None => UNSET,
-                                }
-                            }
-                            Err(_) => UNSET,
-                        }
-                    }
+                let at = PlacedIndex {
+                    geo,
+                    indexer: &source.indexer,
+                    layout,
+                    men: &men,
+                    flipped: source.flipped,
+                };
+                let value = match at.position(index, stm, &mut squares) {
+                    Some((i, p)) => mark(ours, i, &p)?.unwrap_or(UNSET),
                     None => UNSET,
                 };
                 out.push(value);
@@ -601,6 +574,63 @@ fn sampled_marks(
         })
         .collect::<Result<_, _>>()?;
     Ok(parts.concat())
+}
+
+/// The sides and pieces of a layout's listing in the file's colours, `file_material` the
+/// material as the file's White and Black hold it; `None` where the listing names a man the
+/// material has not.
+pub(crate) fn listed_men(layout: &Layout, file_material: Material) -> Option<Vec<(Side, Piece)>> {
+    let men = file_material.men();
+    layout
+        .men
+        .iter()
+        .map(|m| {
+            men.iter()
+                .copied()
+                .find(|&(side, piece)| syzygy_man(side, piece) == *m)
+        })
+        .collect()
+}
+
+/// A layout's indices turned back into the tables' positions: each index's placement
+/// ([`Layout::placement_into`]) with the listing's men `men`, in the file's colours, then the
+/// colours exchanged where the file's White is the tables' Black (`flipped`).
+pub(crate) struct PlacedIndex<'a> {
+    pub(crate) geo: &'a Geometry,
+    pub(crate) indexer: &'a Indexer,
+    pub(crate) layout: &'a Layout,
+    pub(crate) men: &'a [(Side, Piece)],
+    pub(crate) flipped: bool,
+}
+
+impl PlacedIndex<'_> {
+    /// The position `index` stands for with the file's side `stm` to move, and its index in
+    /// the tables; `None` where the placement is no position of the tables.
+    pub(crate) fn position(
+        &self,
+        index: u64,
+        stm: Side,
+        squares: &mut [Square; 8],
+    ) -> Option<(u64, retro_engine::TablePosition)> {
+        let geo = self.geo;
+        let n = self.layout.placement_into(index, squares)?;
+        let placed = self
+            .men
+            .iter()
+            .zip(&squares[..n])
+            .map(|(&(side, piece), &sq)| retro_engine::Man {
+                side,
+                piece,
+                sq: geo.sq(sq % 8, sq / 8),
+            });
+        let p = retro_engine::TablePosition::new(geo, placed, stm, None).ok()?;
+        let p = if self.flipped {
+            p.colour_flipped(geo)
+        } else {
+            p
+        };
+        Some((self.indexer.index(geo, &p)?, p))
+    }
 }
 
 /// Whether the side to move of `p` may promote a pawn by a step (no capture): the readers
