@@ -93,8 +93,8 @@ pub use packed::{
     PackReport, PackedTable, Restore, Restorer,
 };
 pub use pair_code::{PairCode, PairCodeOptions, PairGrammar};
+pub use table::{check_stored, read_header, Codes, Table};
 use table::{map_header, read_u32};
-pub use table::{read_header, Codes, Table};
 
 use std::fs::File;
 use std::io;

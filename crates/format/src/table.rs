@@ -335,6 +335,21 @@ pub fn read_header(path: &Path) -> Result<(Header, [u8; 32]), FormatError> {
     Ok((table.header, table.body_hash))
 }
 
+/// The header and body hash of a table file, raw or packed, with every byte the file stores
+/// checked: a raw file's body against its hash ([`Table::open`]), a packed file's blocks
+/// decoded, each against its checksum, without putting back the entries it leaves out (that
+/// rebuild reads other tables, and the value stream's hash is checked when the table is read
+/// whole, [`Table::open`]).
+pub fn check_stored(path: &Path) -> Result<(Header, [u8; 32]), FormatError> {
+    if first_bytes(path)? == Some(packed::PACKED_MAGIC) {
+        let packed = PackedTable::open(path)?;
+        packed.decode_body()?;
+        return Ok((packed.header().clone(), packed.stream_hash()));
+    }
+    let table = Table::open(path)?;
+    Ok((table.header, table.body_hash))
+}
+
 /// The entry codes of one side to move of a [`Table`].
 #[derive(Clone, Copy)]
 pub struct Codes<'a> {

@@ -262,8 +262,10 @@ impl Builder {
         }
         // Which files to keep, from the largest material down: a file is checked whole when
         // this run reads it — a target, or a table a table to be built leads into — and by its
-        // header and length otherwise; a file that fails is built again, and the tables it
-        // leads into are then read. Kept files checked whole are not checked again when read.
+        // header and length otherwise (a packed file whole: every block against its checksum,
+        // [`retro_format::check_stored`]); a file that fails is built again, and the tables it
+        // leads into are then read. Kept raw files checked whole are not checked again when
+        // read; a packed file's rebuilt entries are checked, with its value stream, then.
         // Rank 0 decides for every rank. Each metric reads its own smaller tables.
         let mut kept: BTreeMap<(Material, Metric), Kept> = BTreeMap::new();
         for &metric in self.metrics.iter().filter(|_| lead) {
@@ -364,7 +366,12 @@ impl Builder {
         let mut reports = Vec::new();
         for material in plan {
             for &metric in &self.metrics {
-                let mut report = match kept.remove(&(material, metric)) {
+                let keep = kept.remove(&(material, metric));
+                if keep.is_none() {
+                    // A build's memory is planned without the tables packing keeps open.
+                    crate::subtables::forget_shared();
+                }
+                let mut report = match keep {
                     Some((header, hash)) => BuildReport {
                         material,
                         metric,
@@ -417,7 +424,7 @@ impl Builder {
         for &kind in metric.kinds() {
             let path = self.kind_path_of(kind, material);
             let (header, hash) = match whole {
-                true => Table::open(&path).map(|t| (t.header().clone(), t.body_hash())),
+                true => retro_format::check_stored(&path),
                 false => retro_format::read_header(&path),
             }
             .ok()?;
@@ -616,7 +623,8 @@ impl Builder {
             let table = match checked.get(&smaller) {
                 Some(&hash) => {
                     let table = Table::open_body_unchecked(&path).map_err(GenError::from)?;
-                    if table.body_hash() != hash {
+                    // A packed file's blocks were checked, not the entries rebuilt beside them.
+                    if table.is_packed() || table.body_hash() != hash {
                         table.check_body().map_err(GenError::from)?;
                     }
                     table

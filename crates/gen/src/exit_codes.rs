@@ -12,13 +12,14 @@
 //! checked against the value stream's hash by the reader, and proved by `retro verify`.
 
 use crate::subtables::Subtables;
-use crate::{Builder, GenError};
+use crate::{fast, Builder, GenError};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material, TABLE_MEN};
 use retro_format::exits::{dtz50_decided, dtz50_needs_zeroing, SideSearch};
 use retro_format::{Dtz, Restore, TableKind};
 use retro_rules::{Board, Side};
 use std::path::Path;
+use std::sync::OnceLock;
 
 /// Indices a task walks.
 const PIECE: usize = 1 << 16;
@@ -43,6 +44,12 @@ struct ExitPass {
     indexer: Indexer,
     decider: Decider,
     kind: TableKind,
+    /// For the fast core's pass ([`crate::fast::exit_pass`]), the tables the exits lead into
+    /// loaded into their layouts, once; `None` where it does not apply (or is not wanted), and
+    /// the engine's moves find the exits.
+    fast: OnceLock<Option<Vec<fast::Subtable>>>,
+    /// Whether the fast core's pass may be used.
+    fast_allowed: bool,
 }
 
 impl ExitPass {
@@ -89,7 +96,48 @@ impl ExitPass {
             indexer,
             decider,
             kind,
+            fast: OnceLock::new(),
+            fast_allowed: true,
         })
+    }
+
+    /// The best exits of side `stm` by the fast core's moves ([`fast::exit_pass::best_exits`]),
+    /// where they apply to the material and the tables its exits lead into; `None` elsewhere.
+    fn fast_exits(
+        &self,
+        stm: Side,
+        exits: &Subtables,
+        kind: TableKind,
+    ) -> Result<Option<Vec<u16>>, GenError> {
+        if !self.fast_allowed {
+            return Ok(None);
+        }
+        let geo = &self.builder.geo;
+        let material = self.indexer.material();
+        let loaded = self.fast.get_or_init(|| {
+            let sides = fast::exit_sides(material);
+            let tables = exits.tables();
+            (tables.len() == sides.len() && fast::fifty::layout(geo, material).is_some())
+                .then(|| {
+                    tables
+                        .zip(sides)
+                        .map(|((target, table), sides)| {
+                            fast::convert::load_subtable(geo, table, target, sides, None, None)
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .ok()
+                })
+                .flatten()
+        });
+        let Some(subs) = loaded else {
+            return Ok(None);
+        };
+        let x = usize::from(stm == Side::Black);
+        match fast::exit_pass::best_exits(geo, material, subs, kind, x) {
+            Ok(found) => Ok(Some(found)),
+            Err(fast::Declined::Failed(e)) => Err(e),
+            Err(_) => Ok(None),
+        }
     }
 
     /// Calls `write` with each entry of one side (`width` elements each of `side`, in raw index
@@ -147,6 +195,12 @@ impl ExitPass {
                     });
                     found
                 };
+                // Without pawns the zeroing moves are the exits, and one keeps the class
+                // exactly where the best exit's class is the position's (none is better).
+                let best_exits = match self.indexer.material().has_pawns() {
+                    true => None,
+                    false => self.fast_exits(stm, exits, TableKind::Wdl50)?,
+                };
                 return side.par_chunks_mut(PIECE * width).enumerate().try_for_each(
                     |(k, chunk)| {
                         let start = (k * PIECE) as u64;
@@ -160,7 +214,14 @@ impl ExitPass {
                                 class => class,
                             };
                             let mut best = 0;
-                            if dtz50_needs_zeroing(class) && !settled(entry) {
+                            if let Some(found) = &best_exits {
+                                if dtz50_needs_zeroing(class)
+                                    && !settled(entry)
+                                    && u32::from(found[index as usize]) == class
+                                {
+                                    best = class;
+                                }
+                            } else if dtz50_needs_zeroing(class) && !settled(entry) {
                                 let p = self
                                     .indexer
                                     .position::<TABLE_MEN>(geo, index, stm)
@@ -175,6 +236,20 @@ impl ExitPass {
             }
             Decider::Exits(subtables) => subtables,
         };
+        if let Some(found) = self.fast_exits(stm, subtables, kind)? {
+            side.par_chunks_mut(PIECE * width)
+                .zip(found.par_chunks(PIECE))
+                .for_each(|(chunk, found)| {
+                    for (entry, &exit) in chunk.chunks_mut(width).zip(found) {
+                        match exit {
+                            fast::exit_pass::NO_LEGAL_POSITION => write(entry, None),
+                            _ if settled(entry) => write(entry, Some(0)),
+                            exit => write(entry, Some(u32::from(exit))),
+                        }
+                    }
+                });
+            return Ok(());
+        }
         side.par_chunks_mut(PIECE * width)
             .enumerate()
             .try_for_each(|(k, chunk)| {
@@ -489,4 +564,80 @@ pub fn pack_table(
         options,
         Some(&exits),
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Metric, Silent};
+
+    /// Each side's entries as the pass gives them, `u16::MAX` where the index is no legal
+    /// position.
+    fn exits_of(pass: &ExitPass, stm: Side) -> Vec<u16> {
+        let mut entries = vec![0u8; 2 * pass.indexer.size() as usize];
+        pass.side(
+            stm,
+            &mut entries,
+            2,
+            |_| false,
+            |entry, exit| {
+                let code = exit.map_or(u16::MAX, |c| u16::try_from(c).unwrap());
+                entry.copy_from_slice(&code.to_le_bytes());
+            },
+        )
+        .unwrap();
+        entries
+            .chunks_exact(2)
+            .map(|e| u16::from_le_bytes([e[0], e[1]]))
+            .collect()
+    }
+
+    /// The fast core's pass gives every entry of both sides the engine's pass gives, legal or
+    /// not, for depth to mate and the fifty-move rule's classes, with and without pawns, on two
+    /// boards.
+    #[test]
+    fn the_fast_pass_equals_the_engines() {
+        for (files, ranks, names) in [
+            (8, 8, &["KQvKR", "KBNvK", "KRPvK", "KNvKP"][..]),
+            (5, 6, &["KQvKB", "KPPvK"][..]),
+        ] {
+            let board = Board::new(files, ranks).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let builder =
+                Builder::new(board, dir.path()).with_metrics(&[Metric::Dtm, Metric::Fifty]);
+            let materials: Vec<Material> = names.iter().map(|n| n.parse().unwrap()).collect();
+            builder.build(&materials, &Silent).unwrap();
+            for material in materials {
+                for kind in [TableKind::Dtm, TableKind::Wdl50, TableKind::Dtz50] {
+                    let engine = ExitPass {
+                        fast_allowed: false,
+                        ..ExitPass::new(board, dir.path(), kind, material).unwrap()
+                    };
+                    let fast = ExitPass::new(board, dir.path(), kind, material).unwrap();
+                    for stm in Side::ALL {
+                        // DTZ50 reads the exits' classes where the zeroing moves are the exits.
+                        let applies = match &fast.decider {
+                            Decider::Exits(subtables) => fast.fast_exits(stm, subtables, kind),
+                            Decider::Companion { exits, .. } if !material.has_pawns() => {
+                                fast.fast_exits(stm, exits, TableKind::Wdl50)
+                            }
+                            Decider::Companion { .. } => Ok(Some(Vec::new())),
+                        };
+                        assert!(
+                            applies.unwrap().is_some(),
+                            "{material} on {files}x{ranks}: the fast pass applies"
+                        );
+                        let (want, got) = (exits_of(&engine, stm), exits_of(&fast, stm));
+                        let differ = want.iter().zip(&got).position(|(a, b)| a != b);
+                        assert_eq!(
+                            differ,
+                            None,
+                            "{material} {kind} on {files}x{ranks}, {stm:?} to move: the first entry that differs ({} legal)",
+                            want.iter().filter(|&&e| e != u16::MAX).count()
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

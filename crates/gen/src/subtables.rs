@@ -31,7 +31,7 @@ static SHARED: Mutex<Vec<Shared>> = Mutex::new(Vec::new());
 /// kept while the tables kept fit in [`SHARED_TABLE_BYTES`] (the least recently used go
 /// first). The lock is never held while a table is read: reading a packed table may rebuild
 /// it from its own smaller tables, through here.
-fn open_shared_table(path: &Path) -> Result<Arc<Table>, GenError> {
+pub(crate) fn open_shared_table(path: &Path) -> Result<Arc<Table>, GenError> {
     let meta = std::fs::metadata(path).map_err(|e| retro_format::FormatError::Io {
         path: path.to_path_buf(),
         source: e,
@@ -67,6 +67,12 @@ fn open_shared_table(path: &Path) -> Result<Arc<Table>, GenError> {
         kept.clear();
     }
     Ok(table)
+}
+
+/// Lets go of every table kept for later calls ([`open_shared_table`]): before a build, whose
+/// memory is planned without them.
+pub(crate) fn forget_shared() {
+    SHARED.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
 /// The tables of one kind that a material's captures and promotions lead into.
@@ -116,6 +122,11 @@ impl Subtables {
             tables.push((target, table, indexer));
         }
         Ok(Subtables { tables })
+    }
+
+    /// The tables, with their materials, in the order of [`exit_targets`].
+    pub(crate) fn tables(&self) -> impl ExactSizeIterator<Item = (Material, &Table)> {
+        self.tables.iter().map(|(m, table, _)| (*m, &**table))
     }
 
     /// The entry code, for its side to move, of a legal position of a smaller material; an

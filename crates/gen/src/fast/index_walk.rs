@@ -282,10 +282,16 @@ impl EntryRun<'_> {
             return;
         }
         for (k, entry) in out.chunks_exact_mut(width).enumerate() {
-            if !least_image(layout, self.squares, self.moving, k, self.turns) {
+            if !self.is_position(layout, k) {
                 entry.fill(0);
             }
         }
+    }
+
+    /// Whether the run's `k`-th entry may be a position: no symmetry fixing both kings makes
+    /// its squares smaller ([`least_image`]). Its slot may still hold men on one square.
+    pub(super) fn is_position(&self, layout: &Layout, k: usize) -> bool {
+        self.turns.is_empty() || least_image(layout, self.squares, self.moving, k, self.turns)
     }
 }
 

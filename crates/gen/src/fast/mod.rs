@@ -18,6 +18,7 @@
 //! | [`cells`] | the work table (a byte per slot and side) and the hints (a bit per slot) |
 //! | `codes` | what a byte says: undecided, watching, counting, decided in `n` plies |
 //! | `exits` | captures and promotions, the smaller tables they lead into ([`exit_targets`]) |
+//! | [`exit_pass`] | the best exit of every stored position, for packing and reading packed files |
 //! | `init` | the init pass: every slot's first code, a run of slots at a time |
 //! | `solve` | the driver: the parts, the way losses are found (chosen once), the passes of each depth |
 //! | `parents` | un-moves: the parents of a slot or a run |
@@ -118,6 +119,7 @@ pub mod words;
 mod codes;
 mod counting;
 mod en_passant;
+pub mod exit_pass;
 mod exits;
 pub mod fifty;
 mod forward;
