@@ -108,6 +108,7 @@ impl ExitPass {
         stm: Side,
         exits: &Subtables,
         kind: TableKind,
+        settled: &(dyn Fn(u64) -> bool + Sync),
     ) -> Result<Option<Vec<u16>>, GenError> {
         if !self.fast_allowed {
             return Ok(None);
@@ -133,7 +134,7 @@ impl ExitPass {
             return Ok(None);
         };
         let x = usize::from(stm == Side::Black);
-        match fast::exit_pass::best_exits(geo, material, subs, kind, x) {
+        match fast::exit_pass::best_exits(geo, material, subs, kind, x, settled) {
             Ok(found) => Ok(Some(found)),
             Err(fast::Declined::Failed(e)) => Err(e),
             Err(_) => Ok(None),
@@ -147,7 +148,7 @@ impl ExitPass {
     /// ([`retro_format::exits::dtz50_decided`]); `None` for an index that is no legal
     /// position. Positions are decoded once (DTZ50 decodes only its wins: the WDL50 table's 0
     /// marks the illegal ones), the side in pieces on every core.
-    fn side<T: Send>(
+    fn side<T: Send + Sync>(
         &self,
         stm: Side,
         side: &mut [T],
@@ -199,7 +200,14 @@ impl ExitPass {
                 // exactly where the best exit's class is the position's (none is better).
                 let best_exits = match self.indexer.material().has_pawns() {
                     true => None,
-                    false => self.fast_exits(stm, exits, TableKind::Wdl50)?,
+                    false => {
+                        let needless = |index: u64| {
+                            let at = index as usize * width;
+                            let class = own.get(index).unwrap_or(0);
+                            !dtz50_needs_zeroing(class) || settled(&side[at..at + width])
+                        };
+                        self.fast_exits(stm, exits, TableKind::Wdl50, &needless)?
+                    }
                 };
                 return side.par_chunks_mut(PIECE * width).enumerate().try_for_each(
                     |(k, chunk)| {
@@ -215,10 +223,8 @@ impl ExitPass {
                             };
                             let mut best = 0;
                             if let Some(found) = &best_exits {
-                                if dtz50_needs_zeroing(class)
-                                    && !settled(entry)
-                                    && u32::from(found[index as usize]) == class
-                                {
+                                // 0 where no zeroing move was needed.
+                                if u32::from(found[index as usize]) == class {
                                     best = class;
                                 }
                             } else if dtz50_needs_zeroing(class) && !settled(entry) {
@@ -236,14 +242,18 @@ impl ExitPass {
             }
             Decider::Exits(subtables) => subtables,
         };
-        if let Some(found) = self.fast_exits(stm, subtables, kind)? {
+        let at = |index: u64| {
+            let at = index as usize * width;
+            &side[at..at + width]
+        };
+        let found = self.fast_exits(stm, subtables, kind, &|index| settled(at(index)))?;
+        if let Some(found) = found {
             side.par_chunks_mut(PIECE * width)
                 .zip(found.par_chunks(PIECE))
                 .for_each(|(chunk, found)| {
                     for (entry, &exit) in chunk.chunks_mut(width).zip(found) {
                         match exit {
                             fast::exit_pass::NO_LEGAL_POSITION => write(entry, None),
-                            _ if settled(entry) => write(entry, Some(0)),
                             exit => write(entry, Some(u32::from(exit))),
                         }
                     }
@@ -573,13 +583,18 @@ mod tests {
 
     /// Each side's entries as the pass gives them, `u16::MAX` where the index is no legal
     /// position.
-    fn exits_of(pass: &ExitPass, stm: Side) -> Vec<u16> {
+    /// An entry a multiple of `every` apart is marked settled (it needs no exits).
+    fn exits_of(pass: &ExitPass, stm: Side, every: usize) -> Vec<u16> {
+        const MARK: [u8; 2] = [0x5a, 0xa5];
         let mut entries = vec![0u8; 2 * pass.indexer.size() as usize];
+        for entry in entries.chunks_exact_mut(2).step_by(every) {
+            entry.copy_from_slice(&MARK);
+        }
         pass.side(
             stm,
             &mut entries,
             2,
-            |_| false,
+            |entry| entry == MARK,
             |entry, exit| {
                 let code = exit.map_or(u16::MAX, |c| u16::try_from(c).unwrap());
                 entry.copy_from_slice(&code.to_le_bytes());
@@ -617,9 +632,11 @@ mod tests {
                     for stm in Side::ALL {
                         // DTZ50 reads the exits' classes where the zeroing moves are the exits.
                         let applies = match &fast.decider {
-                            Decider::Exits(subtables) => fast.fast_exits(stm, subtables, kind),
+                            Decider::Exits(subtables) => {
+                                fast.fast_exits(stm, subtables, kind, &|_| false)
+                            }
                             Decider::Companion { exits, .. } if !material.has_pawns() => {
-                                fast.fast_exits(stm, exits, TableKind::Wdl50)
+                                fast.fast_exits(stm, exits, TableKind::Wdl50, &|_| false)
                             }
                             Decider::Companion { .. } => Ok(Some(Vec::new())),
                         };
@@ -627,14 +644,18 @@ mod tests {
                             applies.unwrap().is_some(),
                             "{material} on {files}x{ranks}: the fast pass applies"
                         );
-                        let (want, got) = (exits_of(&engine, stm), exits_of(&fast, stm));
-                        let differ = want.iter().zip(&got).position(|(a, b)| a != b);
-                        assert_eq!(
-                            differ,
-                            None,
-                            "{material} {kind} on {files}x{ranks}, {stm:?} to move: the first entry that differs ({} legal)",
-                            want.iter().filter(|&&e| e != u16::MAX).count()
-                        );
+                        // Every entry looked at, then a third settled beforehand.
+                        for every in [usize::MAX, 3] {
+                            let want = exits_of(&engine, stm, every);
+                            let got = exits_of(&fast, stm, every);
+                            let differ = want.iter().zip(&got).position(|(a, b)| a != b);
+                            assert_eq!(
+                                differ,
+                                None,
+                                "{material} {kind} on {files}x{ranks}, {stm:?} to move, every {every}th settled: the first entry that differs ({} legal)",
+                                want.iter().filter(|&&e| e != u16::MAX).count()
+                            );
+                        }
                     }
                 }
             }

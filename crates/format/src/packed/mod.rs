@@ -728,13 +728,19 @@ impl PackedTable {
             let values = pairs
                 .decode(&self.file)
                 .map_err(|(block, what)| self.damaged(white_to_move, block, what))?;
-            let mut value = values.iter();
+            let mut value = values.iter().map(|&v| v.to_le_bytes());
+            let mut next = || value.next().expect("a value per place");
             let order = self.order(white_to_move);
-            order.for_each_raw(0, values.len(), |raw| {
-                let at = raw as usize * width;
-                let v = *value.next().expect("a value per place");
-                out[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
-            });
+            // A byte or two put in place, not a copy of a slice's length an entry.
+            match width {
+                1 => order.for_each_raw(0, values.len(), |raw| out[raw as usize] = next()[0]),
+                _ => order.for_each_raw(0, values.len(), |raw| {
+                    let at = raw as usize * 2;
+                    let [low, high] = next();
+                    out[at] = low;
+                    out[at + 1] = high;
+                }),
+            }
             return Ok(());
         }
         let block_bytes = self.entries_per_block as usize * width;

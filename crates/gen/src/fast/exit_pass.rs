@@ -24,7 +24,8 @@ pub const NO_LEGAL_POSITION: u16 = u16::MAX;
 /// side to move, among its legal captures and promotions, each child's entry read in its table
 /// and seen from the mover (`TableKind::through_exit` of `kind`, the best by
 /// `TableKind::better_code`); 0 where it has none, [`NO_LEGAL_POSITION`] where the index is no
-/// legal position. `subs` are the tables of [`exit_targets`] in that order, loaded whole
+/// legal position; 0 too, without looking at the exits, where `settled` says the index needs
+/// none. `subs` are the tables of [`exit_targets`] in that order, loaded whole
 /// ([`super::convert::load_subtable`]) with the sides [`exit_sides`] names.
 ///
 /// Declines a board or material outside the slot layout, and a table with en-passant positions
@@ -35,6 +36,7 @@ pub fn best_exits(
     subs: &[Subtable],
     kind: TableKind,
     x: usize,
+    settled: &(dyn Fn(u64) -> bool + Sync),
 ) -> Result<Vec<u16>, Declined> {
     if subs.iter().any(|sub| !matches!(sub.kept, Kept::All)) {
         return Err(Declined::Unsupported);
@@ -47,13 +49,13 @@ pub fn best_exits(
     let indexer = Indexer::new(geo, material).map_err(|_| Declined::Unsupported)?;
     let parts = Parts::new(geo, material, &bits, &layout, None, subs, Tuning::default());
     match material.men().len() {
-        2 => side_exits::<2>(&parts, &indexer, kind, x),
-        3 => side_exits::<3>(&parts, &indexer, kind, x),
-        4 => side_exits::<4>(&parts, &indexer, kind, x),
-        5 => side_exits::<5>(&parts, &indexer, kind, x),
-        6 => side_exits::<6>(&parts, &indexer, kind, x),
-        7 => side_exits::<7>(&parts, &indexer, kind, x),
-        8 => side_exits::<8>(&parts, &indexer, kind, x),
+        2 => side_exits::<2>(&parts, &indexer, kind, x, settled),
+        3 => side_exits::<3>(&parts, &indexer, kind, x, settled),
+        4 => side_exits::<4>(&parts, &indexer, kind, x, settled),
+        5 => side_exits::<5>(&parts, &indexer, kind, x, settled),
+        6 => side_exits::<6>(&parts, &indexer, kind, x, settled),
+        7 => side_exits::<7>(&parts, &indexer, kind, x, settled),
+        8 => side_exits::<8>(&parts, &indexer, kind, x, settled),
         _ => Err(Declined::Unsupported),
     }
 }
@@ -63,6 +65,7 @@ fn side_exits<const N: usize>(
     indexer: &Indexer,
     kind: TableKind,
     x: usize,
+    settled: &(dyn Fn(u64) -> bool + Sync),
 ) -> Result<Vec<u16>, Declined> {
     let core = Core::<N>::new(parts, WorkCodes::new(0, None), &Mode::moves_only(), 0, None)?;
     let (geo, layout) = (parts.geo, parts.layout);
@@ -73,25 +76,29 @@ fn side_exits<const N: usize>(
     out.par_chunks_mut(inner.max(1))
         .enumerate()
         .for_each(|(pair, chunk)| {
+            let first = (pair * inner) as u64;
+            let best = |at: usize, slot: u64| {
+                let look = !settled(first + at as u64);
+                core.best_exit(slot, x, kind, look)
+            };
             let walk = PairWalk::new(geo, indexer, layout, groups.as_deref());
             walk.for_each_stretch(Side::ALL[x], pair, None, |stretch| match stretch {
                 Stretch::Run(run) => {
                     for k in 0..run.len {
                         if run.is_position(layout, k) {
-                            let slot = run.base + k as u64 * run.stride;
-                            chunk[run.at + k] = core.best_exit(slot, x, kind);
+                            chunk[run.at + k] = best(run.at + k, run.base + k as u64 * run.stride);
                         }
                     }
                 }
-                Stretch::One { at, slot } => chunk[at] = core.best_exit(slot, x, kind),
+                Stretch::One { at, slot } => chunk[at] = best(at, slot),
             });
         });
     Ok(out)
 }
 
 impl<const N: usize> Core<'_, N> {
-    /// [`best_exits`] of one slot, side `x` to move.
-    fn best_exit(&self, slot: u64, x: usize, kind: TableKind) -> u16 {
+    /// [`best_exits`] of one slot, side `x` to move; 0 for a position where not `look`.
+    fn best_exit(&self, slot: u64, x: usize, kind: TableKind, look: bool) -> u16 {
         let Some(p) = self.place(slot) else {
             return NO_LEGAL_POSITION;
         };
@@ -110,6 +117,9 @@ impl<const N: usize> Core<'_, N> {
             return NO_LEGAL_POSITION;
         }
         let mut best = 0u32;
+        if !look {
+            return 0;
+        }
         self.for_each_leaving_move_but(&p, &attacks, x, &[0; N], |after, rule| {
             if kind.nothing_better(best) {
                 return;
