@@ -105,14 +105,14 @@ impl<const N: usize> Core<'_, N> {
         if (0..N).any(|i| self.shared.allowed[i] & (1 << p.sq[i]) == 0) {
             return NO_LEGAL_POSITION;
         }
+        // The mover's men's attacks alone: the exits and the legality need no others.
         let mut attacks = [0 as Board64; N];
-        for (i, a) in attacks.iter_mut().enumerate() {
-            *a = self.man_attacks(i, p.sq[i], p.occ);
+        let side = &self.shared.side_men[x][..self.shared.side_len[x]];
+        for &i in side {
+            attacks[i] = self.man_attacks(i, p.sq[i], p.occ);
         }
         // The side not to move in check (its king beside the other, too): no position.
-        let y = 1 - x;
-        let their_king = 1u64 << p.sq[y];
-        let side = &self.shared.side_men[x][..self.shared.side_len[x]];
+        let their_king = 1u64 << p.sq[1 - x];
         if side.iter().any(|&i| attacks[i] & their_king != 0) {
             return NO_LEGAL_POSITION;
         }
