@@ -421,6 +421,45 @@ fn dtz_agreement(ours: Dtz, theirs: MaybeRounded<shakmaty_syzygy::Dtz>) -> Agree
 }
 
 /// The proved table of `kind`, raw or decoded from its packed file.
+/// A proved table of the fifty-move rule that Syzygy's files are checked against or written
+/// from, with its board and index: `material`'s table of `kind` in `dir`, 8×8, of a rule of
+/// 100 plies (Syzygy's); packed files readable (their left-out entries rebuilt).
+pub(crate) struct UnderRule {
+    pub(crate) geo: Geometry,
+    pub(crate) indexer: Indexer,
+    pub(crate) table: Table,
+}
+
+impl UnderRule {
+    /// Opens `material`'s table of `kind` in `dir`, refusing one of another rule.
+    pub(crate) fn open(
+        dir: &Path,
+        kind: TableKind,
+        material: Material,
+    ) -> Result<UnderRule, SyzygyError> {
+        retro_format::install_restorer(retro_gen::restore_packed);
+        let name = material.to_string();
+        let unsupported = |reason: String| SyzygyError::Unsupported {
+            material: name.clone(),
+            reason,
+        };
+        let geo = Geometry::new(Board::STANDARD);
+        let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
+        let table = open_proved(dir, kind, &name)?;
+        let rule = u32::from(table.header().rule_plies);
+        if rule != 100 {
+            return Err(unsupported(format!(
+                "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
+            )));
+        }
+        Ok(UnderRule {
+            geo,
+            indexer,
+            table,
+        })
+    }
+}
+
 fn open_proved(dir: &Path, kind: TableKind, material: &str) -> Result<Table, SyzygyError> {
     let path = kind_table_path(dir, kind, material, 8, 8);
     let table = if path.extension().is_some_and(|e| e == "rtbz") {
@@ -496,27 +535,14 @@ impl ProvedTables {
     /// Opens the DTZ50 table of `material` in `tables` (8×8, a rule of 100 plies), raw or
     /// decoded from its packed file.
     pub fn open(tables: &Path, material: Material) -> Result<ProvedTables, SyzygyError> {
-        retro_format::install_restorer(retro_gen::restore_packed);
-        let name = material.to_string();
-        let unsupported = |reason: String| SyzygyError::Unsupported {
-            material: name.clone(),
-            reason,
-        };
-        let geo = Geometry::new(Board::STANDARD);
-        let indexer = Indexer::new(&geo, material).map_err(|e| unsupported(e.to_string()))?;
-        let dtz = open_proved(tables, TableKind::Dtz50, &name)?;
-        let rule = u32::from(dtz.header().rule_plies);
-        if rule != 100 {
-            return Err(unsupported(format!(
-                "its tables are of a rule of {rule} plies; Syzygy's files are of 100"
-            )));
-        }
+        let proved = UnderRule::open(tables, TableKind::Dtz50, material)?;
+        let rule = u32::from(proved.table.header().rule_plies);
         Ok(ProvedTables {
-            name,
+            name: material.to_string(),
             dir: tables.to_path_buf(),
-            geo,
-            indexer,
-            dtz,
+            geo: proved.geo,
+            indexer: proved.indexer,
+            dtz: proved.table,
             rule,
         })
     }

@@ -23,7 +23,7 @@ pub mod code;
 pub mod dtz;
 pub mod index;
 
-use crate::{open_proved, SyzygyError};
+use crate::{SyzygyError, UnderRule};
 use index::{Layout, Square, SyzygyMan};
 use rayon::prelude::*;
 use retro_engine::{Geometry, Indexer, Material, TABLE_MEN};
@@ -104,7 +104,6 @@ impl Source {
     /// The source of `material` (made canonical) in `tables`: 8×8, three men or more, a rule
     /// of 100 plies.
     pub(crate) fn open(tables: &Path, material: Material) -> Result<Source, SyzygyError> {
-        retro_format::install_restorer(retro_gen::restore_packed);
         let (material, _) = material.canonical();
         let name = material.to_string();
         if material.len() < 3 {
@@ -113,17 +112,11 @@ impl Source {
                 "Syzygy has no file of two kings alone (every reader calls it a draw)".into(),
             ));
         }
-        let geo = Geometry::new(Board::STANDARD);
-        let indexer =
-            Indexer::new(&geo, material).map_err(|e| unsupported(&name, e.to_string()))?;
-        let wdl = open_proved(tables, TableKind::Wdl50, &name)?;
-        let rule = u32::from(wdl.header().rule_plies);
-        if rule != 100 {
-            return Err(unsupported(
-                &name,
-                format!("its tables are of a rule of {rule} plies; Syzygy's files are of 100"),
-            ));
-        }
+        let UnderRule {
+            geo,
+            indexer,
+            table: wdl,
+        } = UnderRule::open(tables, TableKind::Wdl50, material)?;
         let (file_material, flipped) = crate::syzygy_material(material);
         let men = file_material
             .men()
