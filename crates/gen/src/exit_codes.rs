@@ -110,7 +110,9 @@ impl ExitPass {
         kind: TableKind,
         settled: &(dyn Fn(u64) -> bool + Sync),
     ) -> Result<Option<Vec<u16>>, GenError> {
-        if !self.fast_allowed {
+        // The smaller tables' layouts come on top of the memory a reader plans for: a
+        // six-man table's (five-man layouts, up to 2 GB) is left to the engine's pass.
+        if !self.fast_allowed || self.indexer.material().len() > 5 {
             return Ok(None);
         }
         let geo = &self.builder.geo;
