@@ -31,7 +31,7 @@ static SHARED: Mutex<Vec<Shared>> = Mutex::new(Vec::new());
 /// kept while the tables kept fit in [`SHARED_TABLE_BYTES`] (the least recently used go
 /// first). The lock is never held while a table is read: reading a packed table may rebuild
 /// it from its own smaller tables, through here.
-pub(crate) fn open_shared_table(path: &Path) -> Result<Arc<Table>, GenError> {
+fn open_shared_table(path: &Path) -> Result<Arc<Table>, GenError> {
     let meta = std::fs::metadata(path).map_err(|e| retro_format::FormatError::Io {
         path: path.to_path_buf(),
         source: e,

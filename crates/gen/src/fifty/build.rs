@@ -9,7 +9,7 @@ use super::final_value;
 use crate::{fast, BuildReport, Builder, CoreKind, GenError, Metric, Observer};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material};
-use retro_format::{Header, TableKind, TableWriter};
+use retro_format::{Header, Table, TableKind, TableWriter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Instant;
@@ -49,9 +49,8 @@ impl Builder {
             .into_iter()
             .zip(fast::exit_sides(material))
         {
-            // Shared with the packer, which reads the same tables right after the build.
-            let table =
-                crate::subtables::open_shared_table(&self.kind_path_of(TableKind::Wdl50, smaller))?;
+            let table = Table::open(&self.kind_path_of(TableKind::Wdl50, smaller))
+                .map_err(GenError::from)?;
             table
                 .expect_kind(TableKind::Wdl50)
                 .map_err(GenError::from)?;
