@@ -120,7 +120,7 @@ impl ExitPass {
         let loaded = self.fast.get_or_init(|| {
             let sides = fast::exit_sides(material);
             let tables = exits.tables();
-            (tables.len() == sides.len() && fast::fifty::layout(geo, material).is_some())
+            (tables.len() == sides.len() && fast::layout::Layout::new(geo, material).is_some())
                 .then(|| {
                     tables
                         .zip(sides)
