@@ -1,7 +1,8 @@
-//! The Python module, installed as a user installs it: a virtual environment under the build
-//! directory, `pip install crates/python` (maturin builds the module from source with the
-//! Rust toolchain), pytest and python-chess from PyPI, then the pytest files of
-//! `crates/python/tests` run against tables this test builds with the `retro` binary.
+//! The Python module in a virtual environment under the build directory, with pytest and
+//! python-chess from PyPI: the extension module cargo built for this test copied in (or,
+//! with `RETRO_PIP_INSTALL=1`, `pip install crates/python` as a user installs it, maturin
+//! building it from source), then the pytest files of `crates/python/tests` run against
+//! tables this test builds with the `retro` binary.
 //!
 //! Python 3.9 or later with `venv` is needed; Debian's `python3-venv` is installed with apt-get
 //! when the machine has none.
@@ -55,8 +56,24 @@ fn python() -> PathBuf {
     PathBuf::from("python3")
 }
 
+/// The extension module cargo built beside this test (`retro-python` is a dev-dependency, so
+/// `target/<profile>/deps/libretro_py.so` is built before any test runs).
+fn built_module() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let module = exe.parent().unwrap().join("libretro_py.so");
+    assert!(
+        module.exists(),
+        "no extension module at {} (is retro-python a dev-dependency?)",
+        module.display()
+    );
+    module
+}
+
 /// The virtual environment (made once, kept beside the build), with pytest and
-/// python-chess, and the module built from this checkout installed into it afresh.
+/// python-chess, and the module of this checkout installed into it afresh: the one cargo
+/// built for this test, or, with `RETRO_PIP_INSTALL=1`, built from source by pip and maturin
+/// as a user installs it (`pip install crates/python`; minutes more, in its own cargo build
+/// directory).
 fn environment(build: &Path) -> PathBuf {
     let venv = build.join("python-venv");
     let bin = venv.join("bin");
@@ -75,20 +92,41 @@ fn environment(build: &Path) -> PathBuf {
         ],
         &[],
     );
-    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python");
-    // Its own cargo build directory: the one running this test is busy with it.
-    run(
-        &pip,
-        &[
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--force-reinstall",
-            "--no-deps",
-            package.to_str().unwrap(),
-        ],
-        &[("CARGO_TARGET_DIR", &build.join("python-build"))],
+    let site_packages = PathBuf::from(
+        run(
+            &bin.join("python"),
+            &[
+                "-c",
+                "import sysconfig; print(sysconfig.get_paths()['platlib'])",
+            ],
+            &[],
+        )
+        .trim(),
     );
+    let copied = site_packages.join("retro.abi3.so");
+    if std::env::var_os("RETRO_PIP_INSTALL").is_some_and(|v| v == "1") {
+        let _ = std::fs::remove_file(&copied);
+        let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python");
+        // Its own cargo build directory: the one running this test is busy with it.
+        run(
+            &pip,
+            &[
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--force-reinstall",
+                "--no-deps",
+                package.to_str().unwrap(),
+            ],
+            &[("CARGO_TARGET_DIR", &build.join("python-build"))],
+        );
+    } else {
+        // A module pip installed earlier would be found beside this one: remove it first.
+        let _ = Command::new(&pip)
+            .args(["uninstall", "--yes", "--quiet", "retro-tablebase"])
+            .output();
+        std::fs::copy(built_module(), &copied).unwrap();
+    }
     bin
 }
 

@@ -19,7 +19,7 @@
 
 use super::code::{self, SideCode};
 use super::index::Layout;
-use super::{append_sides, choose_layouts, sample, Exported, Source, UNSET};
+use super::{append_sides, choose_layouts, Exported, Source, UNSET};
 use crate::{open_proved, SyzygyError};
 use retro_engine::Material;
 use retro_format::{Dtz, TableKind, Wdl};
@@ -101,7 +101,7 @@ impl DtzSide {
 
 /// Codes a side's marks (`(map << 12) | value`, [`ANY`], [`UNSET`]): each map's values
 /// numbered by frequency, the most frequent 0; the don't-cares filled by [`fill_gaps`].
-fn code_dtz(marks: &[u16], sampled: bool) -> DtzSide {
+fn code_dtz(marks: &[u16]) -> DtzSide {
     let mut counts = vec![[0u64; VALUE_LIMIT as usize]; 4];
     for &m in marks {
         if m != ANY && m != UNSET {
@@ -127,10 +127,7 @@ fn code_dtz(marks: &[u16], sampled: bool) -> DtzSide {
         })
         .collect();
     let numbers = fill_gaps(&numbers);
-    let code = code::code_side(
-        if sampled { sample(&numbers) } else { numbers }.as_slice(),
-        DTZ_BLOCK_BYTES,
-    );
+    let code = code::code_side(&numbers, DTZ_BLOCK_BYTES);
     DtzSide { code, maps }
 }
 
@@ -239,14 +236,7 @@ pub fn export_dtz(tables: &Path, material: Material, out: &Path) -> Result<Expor
     } else {
         vec![0, 1]
     };
-    let chosen = choose_layouts(
-        &source,
-        &sides,
-        &mark,
-        &code_dtz,
-        &|c: &DtzSide| c.bytes(),
-        super::PLACEMENT_BUDGET,
-    )?;
+    let chosen = choose_layouts(&source, &sides, &mark, &code_dtz, &|c: &DtzSide| c.bytes())?;
     // Each subtable keeps the side that codes smaller.
     let mut unreached = 0;
     let kept: Vec<(usize, Layout, DtzSide)> = chosen
@@ -370,7 +360,7 @@ mod tests {
             1 << 12 | 9,
             1 << 12 | 3,
         ];
-        let side = code_dtz(&marks, false);
+        let side = code_dtz(&marks);
         assert_eq!(side.maps[0], vec![5, 7]);
         assert_eq!(side.maps[1], vec![9, 3]);
         assert!(side.maps[2].is_empty() && !side.needs_wide_maps());

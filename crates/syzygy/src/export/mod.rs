@@ -161,16 +161,6 @@ fn unsupported(material: &str, reason: String) -> SyzygyError {
 /// Writes `MATERIAL.rtbw` into `out` from the proved WDL50 table of `material` in `tables`
 /// (raw or packed, 8×8, a rule of 100 plies), atomically.
 pub fn export_wdl(tables: &Path, material: Material, out: &Path) -> Result<Exported, SyzygyError> {
-    export_wdl_within(tables, material, out, PLACEMENT_BUDGET)
-}
-
-/// [`export_wdl`], the layout search placing at most `budget` positions.
-fn export_wdl_within(
-    tables: &Path,
-    material: Material,
-    out: &Path,
-    budget: u64,
-) -> Result<Exported, SyzygyError> {
     let source = Source::open(tables, material)?;
     // The class each position's best capture or promotion gives (the readers search
     // captures only: a position with a promotion that is no capture keeps its value).
@@ -194,21 +184,10 @@ fn export_wdl_within(
     } else {
         vec![0, 1]
     };
-    let code = |marks: &[u16], sampled: bool| {
-        let values = fill(marks);
-        code::code_side(
-            if sampled { sample(&values) } else { values }.as_slice(),
-            WDL_BLOCK_BYTES,
-        )
-    };
-    let chosen = choose_layouts(
-        &source,
-        &sides,
-        &mark,
-        &code,
-        &|c: &code::SideCode| c.bytes(),
-        budget,
-    )?;
+    let code = |marks: &[u16]| code::code_side(&fill(marks), WDL_BLOCK_BYTES);
+    let chosen = choose_layouts(&source, &sides, &mark, &code, &|c: &code::SideCode| {
+        c.bytes()
+    })?;
     let unreached = chosen.iter().flatten().map(|c| c.unreached).sum();
     let indices = chosen.iter().map(|f| f[0].layout.size()).sum();
     let coded: Vec<Vec<(Layout, code::SideCode)>> = chosen
@@ -259,30 +238,23 @@ pub(crate) struct Chosen<C> {
 }
 
 /// The layout of each subtable (one, or one a leading pawn's file) and side in `sides` (0:
-/// the file's White to move), coded: of the few layouts whose samples code smallest, the one
-/// whose whole side codes smallest (a side of one value stops the search at once). `mark`
-/// values a legal position without an en passant right in the tables' orientation (`None`:
-/// no entry); `code` codes a side's marks,
-/// whole or sampled; `bytes` is what a coded side costs; `budget` bounds the positions the
-/// search places ([`PLACEMENT_BUDGET`]). By subtable, then by side.
+/// the file's White to move), coded: every candidate judged on windows of its own indices
+/// ([`sampled_marks`]: each index turned back into its position), then of the [`FINALISTS`] whose samples code smallest, the one whose
+/// whole side codes smallest (a side of one value stops the search at once). `mark` values a
+/// legal position without an en passant right in the tables' orientation (`None`: no entry);
+/// `code` codes a side's marks; `bytes` is what a coded side costs. By subtable, then by side.
 pub(crate) fn choose_layouts<C: Clone + Send>(
     source: &Source,
     sides: &[usize],
     mark: &Mark<'_>,
-    code: &(dyn Fn(&[u16], bool) -> C + Sync),
+    code: &(dyn Fn(&[u16]) -> C + Sync),
     bytes: &dyn Fn(&C) -> usize,
-    budget: u64,
 ) -> Result<Vec<Vec<Chosen<C>>>, SyzygyError> {
     let candidates = candidate_layouts(&source.men);
     let files = candidates[0].len();
-    let budget = (budget / source.indexer.size().max(1)).max(1) as usize;
     let place_all = |layouts: &[Layout], s: usize| place(source, mark, layouts, s);
     let mut ranked: Vec<Vec<Vec<(usize, Layout)>>> = vec![vec![Vec::new(); sides.len()]; files];
-    // Where placing every candidate would pass the budget, the candidates are all judged on
-    // windows of their own indices instead, each index turned back into its position.
-    let by_index = candidates.len() > budget;
-    let judged = if by_index { candidates.len() } else { budget };
-    for layouts in candidates.iter().take(judged) {
+    for layouts in &candidates {
         for (k, &s) in sides.iter().enumerate() {
             if ranked
                 .iter()
@@ -290,18 +262,11 @@ pub(crate) fn choose_layouts<C: Clone + Send>(
             {
                 continue;
             }
-            let marks = if by_index {
-                layouts
-                    .iter()
-                    .map(|layout| sampled_marks(source, mark, layout, s))
-                    .collect::<Result<Vec<_>, _>>()?
-            } else {
-                place_all(layouts, s)?
-            };
-            for (f, marks) in marks.iter().enumerate() {
-                let size = bytes(&code(marks, !by_index));
+            for (f, layout) in layouts.iter().enumerate() {
+                let marks = sampled_marks(source, mark, layout, s)?;
+                let size = bytes(&code(&marks));
                 let list = &mut ranked[f][k];
-                list.push((size, layouts[f].clone()));
+                list.push((size, layout.clone()));
                 list.sort_by_key(|(b, _)| *b);
                 list.truncate(FINALISTS);
             }
@@ -320,7 +285,7 @@ pub(crate) fn choose_layouts<C: Clone + Send>(
                 .map(|f| f[k][n.min(f[k].len() - 1)].1.clone())
                 .collect();
             for (f, marks) in place_all(&layouts, s)?.into_iter().enumerate() {
-                let coded = code(&marks, false);
+                let coded = code(&marks);
                 if best[f]
                     .as_ref()
                     .is_none_or(|b| bytes(&coded) < bytes(&b.code))
@@ -395,10 +360,6 @@ fn candidate_layouts(men: &[SyzygyMan]) -> Vec<Vec<Layout>> {
     }
     out
 }
-
-/// Index placements (positions × their eight images) the search for the smallest layout may
-/// make for one table: every layout of up to four men, a few of five.
-pub(crate) const PLACEMENT_BUDGET: u64 = 400_000_000;
 
 /// How an export values a legal position without an en passant right: by side (0: White to
 /// move), index and position in the tables' orientation, its mark (`None`: it has no entry).
@@ -521,11 +482,14 @@ fn place(
 /// Of the indices of a side, windows of this many entries are judged by [`sampled_marks`].
 const INDEX_WINDOW: u64 = 4096;
 
-/// One index in this many is judged by [`sampled_marks`].
+/// One index in this many is judged by [`sampled_marks`] (but at least [`LEAST_WINDOWS`]).
 const INDEX_SAMPLE: u64 = 64;
 
+/// Windows [`sampled_marks`] judges at least (every window of a side of fewer).
+const LEAST_WINDOWS: u64 = 64;
+
 /// The marks of windows of a `layout`'s indices spread evenly over side `s` (one
-/// entry in [`INDEX_SAMPLE`]), each index turned back into its placement
+/// entry in [`INDEX_SAMPLE`], at least [`LEAST_WINDOWS`] windows), each index turned back into its placement
 /// ([`Layout::placement`]) and that into the position `mark` values; [`UNSET`] where the
 /// placement is no legal position of the table.
 fn sampled_marks(
@@ -539,7 +503,10 @@ fn sampled_marks(
     let ours = s ^ usize::from(source.flipped);
     let men = listed_men(layout, source.file_material).expect("a listing of the material's men");
     let windows = layout.size().div_ceil(INDEX_WINDOW);
-    let taken = windows.div_ceil(INDEX_SAMPLE).max(1);
+    let taken = windows
+        .div_ceil(INDEX_SAMPLE)
+        .max(LEAST_WINDOWS.min(windows))
+        .max(1);
     let starts: Vec<u64> = (0..taken)
         .map(|k| k * windows / taken * INDEX_WINDOW)
         .collect();
@@ -647,25 +614,6 @@ pub(crate) fn pawn_step_promotes(geo: &Geometry, p: &retro_engine::TablePosition
 /// Layouts of a subtable coded whole, the best by their samples.
 const FINALISTS: usize = 3;
 
-/// Entries of a window of [`sample`].
-const SAMPLE_WINDOW: usize = 4096;
-
-/// About an eighth of `values`, in windows spread evenly over them: what a layout is judged
-/// by before the whole side is coded (all of it for a side of at most 32 windows).
-pub(crate) fn sample(values: &[u16]) -> Vec<u16> {
-    let windows = values.len() / SAMPLE_WINDOW;
-    if windows <= 32 {
-        return values.to_vec();
-    }
-    let taken = windows / 8;
-    (0..taken)
-        .flat_map(|k| {
-            let start = k * windows / taken * SAMPLE_WINDOW;
-            values[start..start + SAMPLE_WINDOW].iter().copied()
-        })
-        .collect()
-}
-
 /// The values to code from each index's mark: a value kept; where a mark leaves the value
 /// open (any value no better, [`UP_TO`], or any at all, [`UNSET`]), the one allowed that most
 /// often follows the value before it among the kept values, that value itself on a tie, so
@@ -765,8 +713,8 @@ mod tests {
 
     #[test]
     fn layouts_judged_by_their_own_indices_write_a_file_read_back_as_proved() {
-        // A budget of one placement pass: every layout of KQvKR and KPvK is judged on its
-        // indices turned back into positions, as five-man tables are.
+        // Every layout is judged on its indices turned back into positions; the file
+        // written is read back position by position, both sides to move.
         let tables = tempfile::tempdir().unwrap();
         let out = tempfile::tempdir().unwrap();
         let materials: Vec<Material> = ["KQvK", "KRvK", "KBvK", "KNvK", "KQvKR", "KPvK"]
@@ -778,10 +726,7 @@ mod tests {
             .build(&materials, &retro_gen::Silent)
             .unwrap();
         for &m in &materials {
-            let size = Indexer::new(&Geometry::new(Board::STANDARD), m)
-                .unwrap()
-                .size();
-            export_wdl_within(tables.path(), m, out.path(), size).unwrap();
+            export_wdl(tables.path(), m, out.path()).unwrap();
         }
         let files = crate::SyzygyFiles::open(out.path()).unwrap();
         for &m in &materials[4..] {
