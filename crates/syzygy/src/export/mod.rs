@@ -239,8 +239,9 @@ pub(crate) struct Chosen<C> {
 
 /// The layout of each subtable (one, or one a leading pawn's file) and side in `sides` (0:
 /// the file's White to move), coded: every candidate judged on windows of its own indices
-/// ([`sampled_marks`]: each index turned back into its position), then of the [`FINALISTS`] whose samples code smallest, the one whose
-/// whole side codes smallest (a side of one value stops the search at once). `mark` values a
+/// ([`sampled_marks`]: each index turned back into its position), then of the [`FINALISTS`]
+/// whose samples code smallest, the one whose whole side codes smallest (a side of one value
+/// stops the search at once). `mark` values a
 /// legal position without an en passant right in the tables' orientation (`None`: no entry);
 /// `code` codes a side's marks; `bytes` is what a coded side costs. By subtable, then by side.
 pub(crate) fn choose_layouts<C: Clone + Send>(
