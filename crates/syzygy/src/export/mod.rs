@@ -241,9 +241,9 @@ pub(crate) struct Chosen<C> {
 /// the file's White to move), coded: every candidate judged on windows of its own indices
 /// ([`sampled_marks`]: each index turned back into its position), then of the [`FINALISTS`]
 /// whose samples code smallest, the one whose whole side codes smallest (a side of one value
-/// stops the search at once). `mark` values a
-/// legal position without an en passant right in the tables' orientation (`None`: no entry);
-/// `code` codes a side's marks; `bytes` is what a coded side costs. By subtable, then by side.
+/// stops the search at once). `mark` values a legal position without an en passant right in
+/// the tables' orientation (`None`: no entry); `code` codes a side's marks; `bytes` is what a
+/// coded side costs. By subtable, then by side.
 pub(crate) fn choose_layouts<C: Clone + Send>(
     source: &Source,
     sides: &[usize],
@@ -489,10 +489,10 @@ const INDEX_SAMPLE: u64 = 64;
 /// Windows [`sampled_marks`] judges at least (every window of a side of fewer).
 const LEAST_WINDOWS: u64 = 64;
 
-/// The marks of windows of a `layout`'s indices spread evenly over side `s` (one
-/// entry in [`INDEX_SAMPLE`], at least [`LEAST_WINDOWS`] windows), each index turned back into its placement
-/// ([`Layout::placement`]) and that into the position `mark` values; [`UNSET`] where the
-/// placement is no legal position of the table.
+/// The marks of windows of a `layout`'s indices spread evenly over side `s` (one entry in
+/// [`INDEX_SAMPLE`], at least [`LEAST_WINDOWS`] windows), each index turned back into its
+/// placement ([`Layout::placement`]) and that into the position `mark` values; [`UNSET`]
+/// where the placement is no legal position of the table.
 fn sampled_marks(
     source: &Source,
     mark: &Mark<'_>,
