@@ -241,8 +241,9 @@ pub(crate) fn fifty_takes_fast_moves(
 
 /// The memory the fifty-move passes need with the fast core's moves, where those apply (a
 /// board of at most 64 squares): a 16-bit word a slot and side and one an en-passant number
-/// and side, the smaller tables' WDL50 companions a byte a slot and side, and room for the
-/// positions decided at one depth (a fifth of the slots, eight bytes each).
+/// and side, four sets of a bit a slot and side where losses come from ways out
+/// (`fast::fifty`), the smaller tables' WDL50 companions a byte a slot and side, and room for
+/// the positions decided at one depth (a fifth of the slots, eight bytes each).
 pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> Option<u64> {
     if building_core(geo, material, core) != CoreKind::Fast {
         return None;
@@ -258,7 +259,8 @@ pub fn fifty_fast_bytes(geo: &Geometry, material: Material, core: CoreKind) -> O
     Some(
         layout
             .size()
-            .saturating_mul(2 * 2 + 2 * 8 / 5)
+            // Words, the four sets of a bit a side (a byte), the depth's positions.
+            .saturating_mul(2 * 2 + 1 + 2 * 8 / 5)
             .saturating_add(en_passant)
             .saturating_add(smaller)
             .saturating_add(ALLOWANCE),

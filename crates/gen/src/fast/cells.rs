@@ -228,9 +228,12 @@ impl Cells {
 /// a side against 21 MB). A set bit promises nothing: the byte is read and decides. A set of
 /// no bits ([`SlotHints::none`]) holds every slot.
 ///
-/// Bits are only ever cleared, with a plain load and store of their word (no locked
+/// As a hint, bits are only ever cleared, with a plain load and store of their word (no locked
 /// instruction): two threads clearing bits of one word at once may lose one of the clears,
-/// leaving a slot's bit set that need not be, which costs a read and nothing else.
+/// leaving a slot's bit set that need not be, which costs a read and nothing else. A set that
+/// must be exact ([`SlotHints::insert_run`], [`SlotHints::take_run`],
+/// [`SlotHints::remove_run_exactly`]: the fifty-move passes' sets of slots not won and of
+/// parents reached) is changed by locked instructions only.
 pub struct SlotHints {
     words: Words,
 }
@@ -317,6 +320,54 @@ impl SlotHints {
     #[inline(always)]
     pub fn remove(&self, slot: u64) {
         self.remove_run(slot, 1);
+    }
+
+    /// Applies `change` (a locked instruction) to the word of slot `first` with the bits of
+    /// `set` there, and to the next word with those beyond it; each returns its old bits.
+    #[inline(always)]
+    fn change_run(&self, first: u64, set: u64, change: impl Fn(&AtomicU64, u64) -> u64) -> u64 {
+        let words = self.words.words();
+        let (k, shift) = ((first / 64) as usize, first % 64);
+        let mut old = change(&words[k], set << shift) >> shift;
+        if shift > 0 && set >> (64 - shift) != 0 {
+            old |= change(&words[k + 1], set >> (64 - shift)) << (64 - shift);
+        }
+        old
+    }
+
+    /// Puts the slots `first + s`, `s` in `set`, into the set, whatever other threads do.
+    #[inline(always)]
+    pub fn insert_run(&self, first: u64, set: u64) {
+        if self.run(first) & set != set {
+            self.change_run(first, set, |word, bits| {
+                word.fetch_or(bits, Ordering::Relaxed)
+            });
+        }
+    }
+
+    /// Takes the slots `first + s`, `s` in `set`, out of the set, whatever other threads do.
+    #[inline(always)]
+    pub fn remove_run_exactly(&self, first: u64, set: u64) {
+        if self.run(first) & set != 0 {
+            self.change_run(first, set, |word, bits| {
+                word.fetch_and(!bits, Ordering::Relaxed)
+            });
+        }
+    }
+
+    /// Takes the slots `first + s`, `s` in `set`, out of the set and returns those that were
+    /// in it, `first + s` in bit `s`: a slot put in once is taken once, whatever other threads
+    /// do.
+    #[inline(always)]
+    pub fn take_run(&self, first: u64, set: u64) -> u64 {
+        match self.run(first) & set {
+            0 => 0,
+            _ => {
+                self.change_run(first, set, |word, bits| {
+                    word.fetch_and(!bits, Ordering::Relaxed)
+                }) & set
+            }
+        }
     }
 }
 

@@ -10,9 +10,17 @@ use crate::{fast, BuildReport, Builder, CoreKind, GenError, Metric, Observer};
 use rayon::prelude::*;
 use retro_engine::{Indexer, Material};
 use retro_format::{Header, Table, TableKind, TableWriter};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::Instant;
+
+/// A file of [`Builder::write_fifty_files`]: its header, where it goes, and the code of each
+/// work word in it.
+pub(crate) struct FiftyFile<'c> {
+    pub(crate) header: Header,
+    pub(crate) path: PathBuf,
+    pub(crate) code: &'c (dyn Fn(u16) -> u32 + Sync),
+}
 
 impl Builder {
     /// Builds the DTZ50 table of `material` and its WDL50 companion, from the tables its
@@ -66,13 +74,26 @@ impl Builder {
         if let Some(ep) = &built.ep {
             words.extend(ep.words.iter().map(|w| &w[..]));
         }
-        let (path, header) =
-            self.write_fifty_files(material, &indexer, &words, |header, path, code| {
-                let writer = TableWriter::create(path, header)?;
-                let width = usize::from(header.value_width);
-                fast::fifty::write_words(geo, &indexer, &built, width, &writer, code)?;
-                Ok(writer.finish()?)
-            })?;
+        let (path, header) = self.write_fifty_files(material, &indexer, &words, |files| {
+            let writers = files
+                .iter()
+                .map(|file| TableWriter::create(&file.path, &file.header))
+                .collect::<Result<Vec<_>, _>>()?;
+            let outs: Vec<_> = files
+                .iter()
+                .zip(&writers)
+                .map(|(file, writer)| fast::fifty::WordsOut {
+                    writer,
+                    width: usize::from(file.header.value_width),
+                    code: file.code,
+                })
+                .collect();
+            fast::fifty::write_words(geo, &indexer, &built, &outs)?;
+            for writer in writers {
+                writer.finish()?;
+            }
+            Ok(())
+        })?;
         Ok(BuildReport {
             material,
             metric: Metric::Fifty,
@@ -119,18 +140,17 @@ impl Builder {
     }
 
     /// Writes `material`'s DTZ50 file and its WDL50 companion from the work words `words` (in
-    /// any number of stretches), each with `write` (a header, the file's path, the code of each word), and removes
-    /// packed files of an older build; returns the DTZ50 file's path and header.
+    /// any number of stretches), both with one call of `write`, and removes packed files of an
+    /// older build; returns the DTZ50 file's path and header.
     pub(crate) fn write_fifty_files(
         &self,
         material: Material,
         indexer: &Indexer,
         words: &[&[AtomicU16]],
-        write: impl Fn(&Header, &Path, &(dyn Fn(u16) -> u32 + Sync)) -> Result<(), GenError>,
+        write: impl Fn(&[FiftyFile<'_>]) -> Result<(), GenError>,
     ) -> Result<(PathBuf, Header), GenError> {
         let header = self.fifty_header(indexer, words);
         let path = self.file_of(TableKind::Dtz50, material, false);
-        write(&header, &path, &|word| final_value(word).code())?;
         let rule = self.fifty_rule;
         let wdl_header = Header {
             kind: TableKind::Wdl50,
@@ -139,9 +159,18 @@ impl Builder {
             ..header.clone()
         };
         let wdl_path = self.file_of(TableKind::Wdl50, material, false);
-        write(&wdl_header, &wdl_path, &|word| {
-            final_value(word).class(rule).code()
-        })?;
+        write(&[
+            FiftyFile {
+                header: header.clone(),
+                path: path.clone(),
+                code: &|word| final_value(word).code(),
+            },
+            FiftyFile {
+                header: wdl_header,
+                path: wdl_path,
+                code: &|word| final_value(word).class(rule).code(),
+            },
+        ])?;
         for kind in [TableKind::Dtz50, TableKind::Wdl50] {
             self.remove_stale_packed_of(kind, material)?;
         }

@@ -38,7 +38,9 @@
 //!   that stay: the parents of a loss in `d` still pending become wins in `d + 1`; the parents
 //!   of a win in `d` have their counters lowered, and one whose counter reaches zero — every
 //!   move that stays reaches a win for the opponent — is lost in `d + 1`, or in `N + 1` if a
-//!   zeroing move into a cursed win holds out that long. At `d = N + 1` the positions still
+//!   zeroing move into a cursed win holds out that long. A core that keeps sets of a bit a
+//!   position (`SlotSets`) finds the same losses without counters, from the parents left
+//!   with no move into a position not won. At `d = N + 1` the positions still
 //!   pending with a zeroing move into a blessed loss become wins in `N + 1`. Unlike depth to
 //!   mate, wins and losses come at every depth. A counter cannot reach zero at the depth at
 //!   which its position is won: a move into a loss never lowers it.
@@ -233,6 +235,15 @@ pub(crate) trait RuleMoves: Sync {
         visit: impl FnMut(u64, u16),
     ) -> Result<(), GenError>;
 
+    /// The sets with which `part`'s passes find losses from ways out ([`SlotSets`]), made
+    /// from the first words in `states`; `None` where the passes count moves instead.
+    type Sets<'m>: SlotSets
+    where
+        Self: 'm;
+
+    /// See [`RuleMoves::Sets`].
+    fn slot_sets<'m>(&'m self, states: &[SideWords; 2], part: &Part) -> Option<Self::Sets<'m>>;
+
     /// [`RuleMoves::for_each_parent`] of every entry of `entries` (in increasing order), the
     /// parents of all to one `visit`, in any order.
     fn for_each_parent_of_all(
@@ -247,6 +258,56 @@ pub(crate) trait RuleMoves: Sync {
         }
         Ok(())
     }
+}
+
+/// Sets of a bit a position and side with which a core runs the passes in place of counting
+/// moves, finding each pass's losses from the *ways out* of the parents its wins reach: a
+/// position that may still lose (its word pending, its zeroing moves no better than a loss) is
+/// lost once every move that stays reaches a win decided so far, that is, once none reaches a
+/// legal position not won — no way out is left. A pass of depth `d` takes its wins of one
+/// side out of that side's set of positions not won and marks their parents
+/// ([`SlotSets::won`]), then asks for the marked parents without a way out
+/// ([`SlotSets::lost`]): each is lost in `d + 1` plies (or in `N + 1` after a zeroing move
+/// into a cursed win), exactly when the count of its moves would have reached zero. The
+/// parents of its losses it visits only where a set says they may still be pending
+/// ([`SlotSets::for_each_pending_parent`]).
+pub(crate) trait SlotSets: Sync {
+    /// Calls `visit` with the parents (side `1 − s`) of the losses `slots` of side `s` (in
+    /// increasing order) that may still be pending, as [`RuleMoves::for_each_parent_of_all`]
+    /// does, passing over those decided before; a parent visited is taken to be decided.
+    fn for_each_pending_parent(&self, s: usize, slots: &[u64], visit: impl FnMut(u64));
+
+    /// The wins `slots` of side `s` (in increasing order) decided at the depth of the pass now
+    /// running: no way out any more; their parents that may lose are marked.
+    fn won(&self, s: usize, slots: &[u64]);
+
+    /// The parents (side `1 − s`) marked since the last call that have no way out left, each
+    /// once: among them every one that may still lose ([`may_lose`]), and perhaps some
+    /// decided since, which the passes pass over.
+    fn lost(&self, s: usize) -> Vec<u64>;
+}
+
+/// No [`SlotSets`]: where a core's passes count moves, as the engine's do.
+pub(crate) enum NoSlotSets {}
+
+impl SlotSets for NoSlotSets {
+    fn for_each_pending_parent(&self, _: usize, _: &[u64], _: impl FnMut(u64)) {
+        match *self {}
+    }
+
+    fn won(&self, _: usize, _: &[u64]) {
+        match *self {}
+    }
+
+    fn lost(&self, _: usize) -> Vec<u64> {
+        match *self {}
+    }
+}
+
+/// Whether a work word is of a position that may still lose: pending, and no zeroing move
+/// better than a loss ([`SlotSets`]).
+pub(crate) fn may_lose(state: u16) -> bool {
+    state & PENDING != 0 && matches!(kind_of(state), PLAIN | LATE_LOSS)
 }
 
 /// Positions decided, by the depth at which their parents are to be updated, and side.
@@ -391,6 +452,7 @@ fn solve_part<M: RuleMoves>(
     }
     let mut frontiers = frontiers.into_inner().expect("no panics while locked");
     let mut late_wins = late_wins.into_inner().expect("no panics while locked");
+    let ways_out = moves.slot_sets(states, part);
     let init_seconds = began.elapsed().as_secs_f64();
     let began = Instant::now();
     observer.phase(name, Phase::Retrograde, legal.into_inner());
@@ -442,22 +504,35 @@ fn solve_part<M: RuleMoves>(
                     let value = final_value(states[s][i as usize].load(Ordering::Relaxed));
                     matches!(value, Dtz::Loss(_))
                 });
-                let marked = moves.for_each_parent_of_all(s, &lost, false, |j, _| {
+                let mut win = |j: u64| {
                     if mark_win(&parents[j as usize], depth) {
                         wins.push(j);
                     }
-                });
-                let counted = moves.for_each_parent_of_all(s, &won, true, |j, weight| {
-                    let count = || moves.count_stays(1 - s, j, &mut cache);
-                    match subtract(&parents[j as usize], weight, depth, rule, count) {
-                        Ok(Some(at)) => losses.push((at, j)),
-                        Ok(None) => {}
-                        Err(()) => record(GenError::Inconsistent {
-                            material: name.to_string(),
-                            fen: format!("entry {j}: its moves miscounted"),
-                        }),
+                };
+                let marked = match &ways_out {
+                    Some(sets) => {
+                        sets.for_each_pending_parent(s, &lost, win);
+                        Ok(())
                     }
-                });
+                    None => moves.for_each_parent_of_all(s, &lost, false, |j, _| win(j)),
+                };
+                let counted = match &ways_out {
+                    Some(finder) => {
+                        finder.won(s, &won);
+                        Ok(())
+                    }
+                    None => moves.for_each_parent_of_all(s, &won, true, |j, weight| {
+                        let count = || moves.count_stays(1 - s, j, &mut cache);
+                        match subtract(&parents[j as usize], weight, depth, rule, count) {
+                            Ok(Some(at)) => losses.push((at, j)),
+                            Ok(None) => {}
+                            Err(()) => record(GenError::Inconsistent {
+                                material: name.to_string(),
+                                fen: format!("entry {j}: its moves miscounted"),
+                            }),
+                        }
+                    }),
+                };
                 for result in [marked, counted] {
                     if let Err(e) = result {
                         record(e);
@@ -470,6 +545,17 @@ fn solve_part<M: RuleMoves>(
                 }
                 observer.progressed(chunk.len() as u64);
             });
+            if let Some(finder) = &ways_out {
+                let lost: Vec<(u32, u64)> = finder
+                    .lost(s)
+                    .into_par_iter()
+                    .filter_map(|j| lose(&parents[j as usize], depth, rule).map(|at| (at, j)))
+                    .collect();
+                let mut next = next.lock().expect("no panics while locked");
+                for (at, j) in lost {
+                    next.entry(at).or_default()[1 - s].push(j);
+                }
+            }
         }
         if let Some(e) = failed() {
             return Err(e);
@@ -508,6 +594,25 @@ fn mark_win(state: &AtomicU16, depth: u32) -> bool {
         }
     }
     false
+}
+
+/// A position with no way out left after the wins of `depth` ([`SlotSets`]), if it may
+/// still lose, is lost: in `depth + 1` or, with a zeroing move into a cursed win, in
+/// `rule + 1`. Returns the depth at which the loss is to be un-moved.
+fn lose(state: &AtomicU16, depth: u32, rule: u32) -> Option<u32> {
+    let old = state.load(Ordering::Relaxed);
+    if !may_lose(old) {
+        return None;
+    }
+    let plies = match kind_of(old) {
+        LATE_LOSS => (depth + 1).max(rule + 1),
+        _ => depth + 1,
+    };
+    let new = decided(Dtz::Loss(plies));
+    state
+        .compare_exchange(old, new, Ordering::Relaxed, Ordering::Relaxed)
+        .ok()
+        .map(|_| plies)
 }
 
 /// A parent of a win in `depth`: its counter drops by `weight` (its moves counted by `count`

@@ -15,8 +15,8 @@
 //! the position back.
 
 use super::{
-    final_value, first_word, new_words, solve_parts, Exits, Part, RuleMoves, SideWords, Stays,
-    NO_POSITION,
+    final_value, first_word, new_words, solve_parts, Exits, NoSlotSets, Part, RuleMoves, SideWords,
+    Stays, NO_POSITION,
 };
 use crate::subtables::Subtables;
 use crate::{BuildReport, Builder, CoreKind, GenError, Metric, Observer};
@@ -200,6 +200,15 @@ impl RuleMoves for Work<'_> {
 
     type CountCache = ();
 
+    type Sets<'m>
+        = NoSlotSets
+    where
+        Self: 'm;
+
+    fn slot_sets(&self, _: &[SideWords; 2], _: &Part) -> Option<NoSlotSets> {
+        None
+    }
+
     fn count_stays(&self, s: usize, i: u64, _: &mut ()) -> u32 {
         match self
             .indexer
@@ -282,12 +291,12 @@ impl Builder {
             level.depths,
         );
         drop(levels);
-        let (path, header) = self.write_fifty_files(
-            material,
-            &indexer,
-            &[&states[0], &states[1]],
-            |header, path, code| write_body(path, header, &states, code),
-        )?;
+        let (path, header) =
+            self.write_fifty_files(material, &indexer, &[&states[0], &states[1]], |files| {
+                files
+                    .iter()
+                    .try_for_each(|file| write_body(&file.path, &file.header, &states, file.code))
+            })?;
         Ok(BuildReport {
             material,
             metric: Metric::Fifty,

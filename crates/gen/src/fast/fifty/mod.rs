@@ -15,7 +15,8 @@
 //! back (`SlotMoves::visits`), each un-move then weighing 1; the first word asks only whether
 //! there is one, and only in check or where every zeroing move loses. The first words go a
 //! run of the last man at a time, the un-moves of each depth's decided slots too
-//! (`Core::for_each_parent_run`).
+//! (`Core::for_each_parent_run`). Where the passes go a run at a time, the losses come from
+//! the ways out of the parents the wins reach (`ways_out`), and no move is counted.
 //!
 //! Pawns never move within the passes: a pawn's move is zeroing. A push that stays in the
 //! table is read, like a capture, in the words of a part solved before. Where the pawns are
@@ -32,6 +33,8 @@
 //! value is the better, for the side to move, of `P`'s final value and its best capture's (the
 //! captures' alone where `P` has no move), found when a double step first reads it, after
 //! `P`'s level is solved, and for the rest once every level is.
+
+mod ways_out;
 
 use super::convert::{ep_stored_index, write_scattered_entries, Kept};
 use super::index_walk::{group_fields, PairWalk, Stretch};
@@ -169,6 +172,7 @@ fn solve<const N: usize>(
         ranks: geo.ranks(),
         ep,
         by_runs: N >= 3 && !is_pawn(N - 1) && ep.is_none(),
+        sets: std::sync::OnceLock::new(),
     };
     let report = solve_parts(&moves, words, rule, &name, observer)?;
     moves.settle_ep(words)?;
@@ -192,6 +196,8 @@ struct SlotMoves<'a, const N: usize> {
     /// Whether the first words go a run at a time ([`SlotMoves::run_first_words`]): three men
     /// or more, the last no pawn, and no en-passant positions.
     by_runs: bool,
+    /// The passes' sets, made for the first part that keeps them ([`ways_out::RunSets`]).
+    sets: std::sync::OnceLock<ways_out::Sets>,
 }
 
 impl<const N: usize> SlotMoves<'_, N> {
@@ -411,7 +417,7 @@ fn span_squares(span: std::ops::Range<u64>) -> Board64 {
     }
 }
 
-impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
+impl<'a, const N: usize> RuleMoves for SlotMoves<'a, N> {
     fn parts(&self) -> Vec<Part> {
         let layout = self.core.shared.layout;
         if layout.slices() > 0 {
@@ -530,6 +536,20 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
 
     type CountCache = RunCache<N>;
 
+    type Sets<'m>
+        = ways_out::RunSets<'m, 'a, N>
+    where
+        Self: 'm;
+
+    fn slot_sets<'m>(
+        &'m self,
+        states: &[SideWords; 2],
+        part: &Part,
+    ) -> Option<ways_out::RunSets<'m, 'a, N>> {
+        self.keeps_slot_sets()
+            .then(|| ways_out::RunSets::new(self, states, part))
+    }
+
     fn count_stays(&self, x: usize, slot: u64, cache: &mut RunCache<N>) -> u32 {
         let core = &self.core;
         let layout = core.shared.layout;
@@ -580,14 +600,22 @@ impl<const N: usize> RuleMoves for SlotMoves<'_, N> {
         // slots of one run (`Core::for_each_parent_run`).
         let squares = core.shared.layout.square_count();
         let mut sink = EveryParent(|parent| visit(parent, 1));
-        for run in slots.chunk_by(|a, b| a / squares == b / squares) {
-            let start = run[0] - run[0] % squares;
-            let mask = run
-                .iter()
-                .fold(0u64, |mask, &slot| mask | 1 << (slot - start));
-            core.for_each_parent_run(start, mask, x, true, &mut sink);
-        }
+        for_each_run(slots, squares, |start, mask| {
+            core.for_each_parent_run(start, mask, x, true, &mut sink)
+        });
         Ok(())
+    }
+}
+
+/// Calls `visit` with the first slot and the set of the slots of each run (of `squares`
+/// slots) that `slots` (in increasing order) hold, slot `start + s` in bit `s`.
+fn for_each_run(slots: &[u64], squares: u64, mut visit: impl FnMut(u64, u64)) {
+    for run in slots.chunk_by(|a, b| a / squares == b / squares) {
+        let start = run[0] - run[0] % squares;
+        let mask = run
+            .iter()
+            .fold(0u64, |mask, &slot| mask | 1 << (slot - start));
+        visit(start, mask);
     }
 }
 
@@ -852,50 +880,95 @@ fn better(a: Dtz, b: Dtz) -> Dtz {
     }
 }
 
-/// Writes the stored body (both sides to move, `width` bytes an entry, in the order of
-/// `indexer`) of the words `built` holds into `writer`, each entry's code `code` of its word,
-/// one king pair at a time, then the en-passant positions'.
+/// One file [`write_words`] writes: its writer, the bytes of an entry, and the code of each
+/// work word in it.
+pub struct WordsOut<'w> {
+    /// The file being written.
+    pub writer: &'w TableWriter,
+    /// Bytes an entry (1 or 2).
+    pub width: usize,
+    /// An entry's code from its work word.
+    pub code: &'w (dyn Fn(u16) -> u32 + Sync),
+}
+
+/// Writes the codes of `words` into `out`, `width` bytes each, from `codes` (the code of every
+/// word, by word).
+#[inline(always)]
+fn put_codes(out: &mut [u8], width: usize, codes: &[u16], words: &[u16]) {
+    match width {
+        1 => {
+            for (entry, &word) in out.iter_mut().zip(words) {
+                *entry = codes[usize::from(word)] as u8;
+            }
+        }
+        _ => {
+            for (entry, &word) in out.chunks_exact_mut(2).zip(words) {
+                entry.copy_from_slice(&codes[usize::from(word)].to_le_bytes());
+            }
+        }
+    }
+}
+
+/// Writes the stored bodies (both sides to move, in the order of `indexer`) of the words
+/// `built` holds into every file of `files` in one walk over the layout, one king pair at a
+/// time, then the en-passant positions'.
 pub fn write_words(
     geo: &Geometry,
     indexer: &Indexer,
     built: &FiftyBuilt,
-    width: usize,
-    writer: &TableWriter,
-    code: impl Fn(u16) -> u32 + Sync,
+    files: &[WordsOut<'_>],
 ) -> Result<(), FormatError> {
     let layout = &built.layout;
     let groups = group_fields(indexer);
-    let inner = indexer.inner_size();
+    let inner = indexer.inner_size() as usize;
     let entries = indexer.size();
     let tasks: Vec<(usize, usize)> = (0..2)
         .flat_map(|x| (0..indexer.king_pairs()).map(move |pair| (x, pair)))
         .collect();
-    let put = |out: &mut [u8], at: usize, word: u16| {
-        let c = code(word);
-        match width {
-            1 => out[at] = c as u8,
-            _ => out[at * width..][..2].copy_from_slice(&(c as u16).to_le_bytes()),
-        }
-    };
+    // Every word's code in each file, looked up rather than worked out an entry at a time.
+    let codes: Vec<Vec<u16>> = files
+        .iter()
+        .map(|file| {
+            (0..=u16::MAX)
+                .map(|word| (file.code)(word) as u16)
+                .collect()
+        })
+        .collect();
     tasks.par_iter().copied().try_for_each_init(
-        || vec![0u8; inner as usize * width],
-        |out, (x, pair)| {
+        || {
+            let outs: Vec<Vec<u8>> = files.iter().map(|f| vec![0u8; inner * f.width]).collect();
+            (outs, Vec::new())
+        },
+        |(outs, scratch), (x, pair)| {
             let words = &built.words[x];
             let read = |slot: u64| words[slot as usize].load(Ordering::Relaxed);
-            out.fill(0);
+            for out in outs.iter_mut() {
+                out.fill(0);
+            }
             let walk = PairWalk::new(geo, indexer, layout, groups.as_deref());
             walk.for_each_stretch(Side::ALL[x], pair, None, |stretch| match stretch {
                 Stretch::Run(run) => {
-                    let stretch = &mut out[run.at * width..][..run.len * width];
-                    for k in 0..run.len {
-                        put(stretch, k, read(run.base + k as u64 * run.stride));
+                    scratch.clear();
+                    scratch.extend((0..run.len).map(|k| read(run.base + k as u64 * run.stride)));
+                    for ((file, out), codes) in files.iter().zip(outs.iter_mut()).zip(&codes) {
+                        let stretch = &mut out[run.at * file.width..][..run.len * file.width];
+                        put_codes(stretch, file.width, codes, scratch);
+                        run.clear_images(layout, stretch, file.width);
                     }
-                    run.clear_images(layout, stretch, width);
                 }
-                Stretch::One { at, slot } => put(out, at, read(slot)),
+                Stretch::One { at, slot } => {
+                    let word = [read(slot)];
+                    for ((file, out), codes) in files.iter().zip(outs.iter_mut()).zip(&codes) {
+                        let entry = &mut out[at * file.width..][..file.width];
+                        put_codes(entry, file.width, codes, &word);
+                    }
+                }
             });
-            let first = pair as u64 * inner;
-            writer.write_body_at((x as u64 * entries + first) * width as u64, out)
+            let first = pair as u64 * inner as u64;
+            files.iter().zip(outs.iter()).try_for_each(|(file, out)| {
+                let at = (x as u64 * entries + first) * file.width as u64;
+                file.writer.write_body_at(at, out)
+            })
         },
     )?;
     let Some(ep) = &built.ep else {
@@ -911,11 +984,17 @@ pub fn write_words(
                 word => {
                     let number = number as u64;
                     let index = ep_stored_index(geo, indexer, layout, &ep.layout, number, x);
-                    Some((index, code(word) as u16))
+                    Some((index, word))
                 }
             })
             .collect();
-        write_scattered_entries(indexer, found, x, width, writer)?;
+        for file in files {
+            let coded = found
+                .iter()
+                .map(|&(index, word)| (index, (file.code)(word) as u16))
+                .collect();
+            write_scattered_entries(indexer, coded, x, file.width, file.writer)?;
+        }
     }
     Ok(())
 }
