@@ -213,7 +213,7 @@ impl<const N: usize> SlotSets for RunSets<'_, '_, N> {
                 // from which it attacks one of `mask` (a piece's attacks are symmetric).
                 let outer = self.outer(start);
                 let from = self.last_man_attacks(mask, outer);
-                sink.run(start, from & self.sets.may_lose[y].run(start), 0);
+                sink.run(start, from, 0);
             }
             core.for_each_parent_run(start, mask, s, !lone_piece, &mut sink);
         });
